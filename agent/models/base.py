@@ -1,0 +1,54 @@
+"""The one interface every model speaks: stream text for a list of chat messages."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ModelError(Exception):
+    """The model could not answer. `str(error)` is one sentence a person can act on."""
+
+    def __init__(self, message: str, *, status_code: int | None = None, kind: str = "model") -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.kind = kind
+
+
+class ModelRequest(BaseModel):
+    """Everything a model is given for one call.
+
+    `messages` are OpenAI chat messages. The remaining fields are hints that a hosted model
+    ignores (it reads the prompt) and the offline model uses in place of understanding language.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    messages: list[dict[str, Any]]
+    stop: list[str] = Field(default_factory=lambda: ["Observation:"])
+    temperature: float = 0.0
+    max_tokens: int | None = None
+    purpose: Literal["step", "final"] = "step"
+    # Hints for the offline model.
+    question: str = ""
+    tools: Sequence[Any] = ()
+    image_ids: list[str] = Field(default_factory=list)
+    observations: list[str] = Field(default_factory=list)
+    pending_tool: str | None = None
+    known: dict[str, Any] = Field(default_factory=dict)
+    language: str = "en"
+    style: str = "react"
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """A model the agent can drive. `name` is shown to the person; `offline` labels the demo."""
+
+    name: str
+    offline: bool
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[str]:
+        """Yield the reply in pieces; raise `ModelError` on failure. Closing the iterator stops it."""
+        ...

@@ -1,0 +1,47 @@
+"""A deterministic model that streams replies given in advance: for tests and benchmarks."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Iterable
+
+from .base import ModelError, ModelRequest
+
+Reply = str | Exception | Callable[[ModelRequest], str]
+
+
+class ScriptedModel:
+    """Streams `replies` in order, one per call, in chunks of `chunk_size` characters.
+
+    A reply may be a string, an exception to raise (a `ModelError` stands for a failing
+    service), or a function of the request. `requests` records what each call was given.
+    When the replies run out, the call fails with a `ModelError`.
+    """
+
+    offline = False
+
+    def __init__(self, replies: Iterable[Reply], delay: float = 0.0, chunk_size: int = 8,
+                 name: str = "scripted") -> None:
+        self.replies = list(replies)
+        self.delay = delay
+        self.chunk_size = max(1, chunk_size)
+        self.name = name
+        self.requests: list[ModelRequest] = []
+
+    @property
+    def calls(self) -> int:
+        return len(self.requests)
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[str]:
+        index = len(self.requests)
+        self.requests.append(request)
+        if index >= len(self.replies):
+            raise ModelError("The scripted model has no more replies.")
+        reply = self.replies[index]
+        if isinstance(reply, Exception):
+            raise reply
+        text = reply(request) if callable(reply) else reply
+        for start in range(0, len(text), self.chunk_size):
+            if self.delay:
+                await asyncio.sleep(self.delay)
+            yield text[start : start + self.chunk_size]

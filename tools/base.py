@@ -1,0 +1,138 @@
+"""What every tool is made of, and what a tool may touch while it runs.
+
+A tool is declared once: a name, a description written for the model, a pydantic model of its
+arguments (the single source of the JSON schema, the validation and the prompt text), optional
+trigger phrases and an argument extractor for the offline model, and a `run` that may be sync or
+async. Tools never import the agent; the agent hands them a `ToolContext`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, Protocol
+
+from PIL import Image
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ImageOut(BaseModel):
+    """An image a tool produced, as the agent stored it."""
+
+    id: str
+    width: int
+    height: int
+    label: str = ""
+
+
+class ToolResult(BaseModel):
+    """What a tool returns.
+
+    `text` and `images` are what the model sees in the next Observation; `data` is structured
+    detail for the page and the trace export only, never sent to the model.
+    """
+
+    text: str
+    images: list[ImageOut] = Field(default_factory=list)
+    data: dict[str, Any] | None = None
+
+
+class ToolInputError(ValueError):
+    """The model asked for something the tool cannot do; the message tells it what to fix."""
+
+    def __init__(self, message: str, *, tool_name: str = "") -> None:
+        super().__init__(message)
+        self.tool_name = tool_name
+
+
+class ImageStore(Protocol):
+    """The agent's per-session image store, as far as tools may use it."""
+
+    def open(self, image_id: str) -> Image.Image: ...
+
+    def add(self, image: Image.Image, label: str = "") -> ImageOut: ...
+
+    def ids(self) -> list[str]: ...
+
+
+class ToolContext:
+    """The only door from a tool to the outside: images by id, progress notes, cancellation."""
+
+    def __init__(
+        self,
+        images: ImageStore,
+        progress: Callable[[str], None] | None = None,
+        session_id: str = "",
+    ) -> None:
+        self._images = images
+        self._progress = progress or (lambda message: None)
+        self.session_id = session_id
+        self.cancelled = False
+
+    def open_image(self, image_id: str) -> Image.Image:
+        """The prepared copy of an image of this session; unknown ids are the model's mistake."""
+        image_id = str(image_id).strip()
+        known = self._images.ids()
+        if image_id not in known:
+            listed = ", ".join(known) if known else "none in this conversation"
+            raise ToolInputError(f"Unknown image_id {image_id!r}. Known image ids: {listed}.")
+        return self._images.open(image_id)
+
+    def add_image(self, image: Image.Image, label: str = "") -> ImageOut:
+        return self._images.add(image, label)
+
+    def image_ids(self) -> list[str]:
+        return self._images.ids()
+
+    def progress(self, message: str) -> None:
+        self._progress(message)
+
+
+class Tool:
+    """Base class for tools. Subclasses set the class attributes and implement `run`.
+
+    `triggers` are regular expressions (matched case-insensitively) that tell the offline model
+    this tool fits a request; `extract` pulls whatever arguments it can from the user's words.
+    """
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    Args: ClassVar[type[BaseModel]]
+    triggers: ClassVar[Sequence[str]] = ()
+    timeout: ClassVar[float] = 30.0
+    uses_images: ClassVar[bool] = False
+
+    def extract(
+        self, text: str, image_ids: Sequence[str], known: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Arguments the offline model can read from `text`; missing ones are asked for."""
+        return {}
+
+    def run(self, args: BaseModel, ctx: ToolContext) -> ToolResult:  # may also be async
+        raise NotImplementedError
+
+    # -- derived from the declaration; nothing below needs overriding -------------------------
+
+    @classmethod
+    def schema(cls) -> dict[str, Any]:
+        schema = cls.Args.model_json_schema()
+        schema.pop("title", None)
+        for prop in schema.get("properties", {}).values():
+            prop.pop("title", None)
+        return schema
+
+    @classmethod
+    def prompt_line(cls) -> str:
+        """How the tool is listed in the ReAct header's `{tool_desc}`."""
+        args = json.dumps(cls.schema(), ensure_ascii=False)
+        return f"> Tool Name: {cls.name}\nTool Description: {cls.description}\nTool Args: {args}\n"
+
+    @classmethod
+    def required_fields(cls) -> list[str]:
+        return [n for n, f in cls.Args.model_fields.items() if f.is_required()]
+
+
+class StrictArgs(BaseModel):
+    """Base for argument models: unknown keys are ignored, values are coerced where sensible."""
+
+    model_config = ConfigDict(extra="ignore", coerce_numbers_to_str=True, str_strip_whitespace=True)
