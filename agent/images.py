@@ -229,6 +229,10 @@ class ImageStore:
     def ids(self) -> list[str]:
         return list(self._refs)
 
+    def meta(self, image_id: str) -> dict:
+        """What is known about an image, for tools; the file's location stays private."""
+        return self._refs[image_id].model_dump(exclude={"path"})
+
     def get(self, image_id: str) -> ImageRef:
         return self._refs[image_id]
 

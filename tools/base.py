@@ -54,6 +54,8 @@ class ImageStore(Protocol):
 
     def ids(self) -> list[str]: ...
 
+    def meta(self, image_id: str) -> dict[str, Any]: ...
+
 
 class ToolContext:
     """The only door from a tool to the outside: images by id, progress notes, cancellation."""
@@ -77,6 +79,15 @@ class ToolContext:
             listed = ", ".join(known) if known else "none in this conversation"
             raise ToolInputError(f"Unknown image_id {image_id!r}. Known image ids: {listed}.")
         return self._images.open(image_id)
+
+    def image_meta(self, image_id: str) -> dict[str, Any]:
+        """What the store knows about an image of this session: sizes, formats, EXIF."""
+        image_id = str(image_id).strip()
+        known = self._images.ids()
+        if image_id not in known:
+            listed = ", ".join(known) if known else "none in this conversation"
+            raise ToolInputError(f"Unknown image_id {image_id!r}. Known image ids: {listed}.")
+        return self._images.meta(image_id)
 
     def add_image(self, image: Image.Image, label: str = "") -> ImageOut:
         return self._images.add(image, label)
