@@ -1,0 +1,104 @@
+"""Task state across turns: which tool is pending, what is known, what is still missing.
+
+Known parameters are merged here, in code, from every source (the model's `known_params`, its
+action inputs, the user's answers); the model is never trusted to copy them forward. Whether to
+ask the user or call the tool is decided here too, from the tool's own pydantic model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from .prompts import PHRASES, _lang, phrase
+
+MAX_QUESTIONS_PER_TASK = 3
+MAX_INVALID_RETRIES = 2
+
+
+class PendingTask(BaseModel):
+    tool: str
+    request: str
+    known: dict[str, Any] = Field(default_factory=dict)
+    missing: list[str] = Field(default_factory=list)
+    questions: int = 0
+    invalid_retries: int = 0
+    transcript: list[str] = Field(default_factory=list)
+
+    def transcript_text(self) -> str:
+        return "\n".join(self.transcript)
+
+
+class Check(BaseModel):
+    """The outcome of checking merged arguments against a tool's argument model."""
+
+    model_config = {"arbitrary_types_allowed": True}
+
+    args: Any = None
+    missing: list[str] = Field(default_factory=list)
+    invalid: dict[str, str] = Field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.args is not None
+
+
+def clean_params(value: Any) -> dict[str, Any]:
+    """Whatever the model wrote as known_params or input, as a dict of filled values."""
+    if not isinstance(value, Mapping):
+        return {}
+    return {
+        str(k): v
+        for k, v in value.items()
+        if v is not None and not (isinstance(v, str) and not v.strip()) and v != [] and v != {}
+    }
+
+
+def merge(*sources: Any, fields: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Later sources win; keys the tool does not know are dropped when `fields` is given."""
+    merged: dict[str, Any] = {}
+    for source in sources:
+        merged.update(clean_params(source))
+    if fields is not None:
+        merged = {k: v for k, v in merged.items() if k in fields}
+    return merged
+
+
+def check(tool: Any, params: dict[str, Any]) -> Check:
+    """Validate `params` with the tool's model; sort problems into missing and invalid."""
+    try:
+        return Check(args=tool.Args.model_validate(params))
+    except ValidationError as exc:
+        missing: list[str] = []
+        invalid: dict[str, str] = {}
+        for error in exc.errors():
+            field = str(error["loc"][0]) if error["loc"] else ""
+            if error["type"] == "missing":
+                if field not in missing:
+                    missing.append(field)
+            else:
+                invalid.setdefault(field or "input", error["msg"])
+        return Check(missing=missing, invalid=invalid)
+
+
+def field_question(tool: Any, fields: list[str], language: str) -> str:
+    """A question for the user made from the fields' own descriptions."""
+    described = []
+    model_fields = tool.Args.model_fields
+    for name in fields:
+        info = model_fields.get(name)
+        desc = (info.description or "").strip() if info else ""
+        desc = desc.split(". ")[0].rstrip(".") if desc else name.replace("_", " ")
+        described.append(desc[0].lower() + desc[1:] if _lang(language) == "en" and desc else desc)
+    joiner = PHRASES[_lang(language)]["and"]
+    return phrase(language, "ask_field", fields=joiner.join(described))
+
+
+def invalid_feedback(tool_name: str, invalid: dict[str, str], schema_hint: str = "") -> str:
+    problems = "; ".join(f"{field}: {msg}" for field, msg in invalid.items())
+    return (
+        f"The arguments for {tool_name} are not valid ({problems}). "
+        f"Fix them and call {tool_name} again.{schema_hint}"
+    )

@@ -1,0 +1,117 @@
+"""Conversation and steps -> OpenAI chat messages with text and image parts, in one place."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from .images import ImageRef, ImageStore
+from .session import Session
+
+Detail = Literal["auto", "low", "high"]
+
+# Older images stay in the conversation as text only; each image costs the model real tokens.
+HISTORY_IMAGE_LIMIT = 4
+
+
+class StepRecord(BaseModel):
+    """One finished step of this turn, as it is replayed to the model."""
+
+    text: str
+    observation: str
+    image_ids: list[str] = Field(default_factory=list)
+
+
+def action_text(
+    thought: str, tool: str, tool_input: dict[str, Any], thought_data: dict[str, Any] | None = None
+) -> str:
+    """The canonical replay of an action; JSON, never Python repr."""
+    thought_part = json.dumps(thought_data, ensure_ascii=False) if thought_data else thought
+    return (
+        f"Thought: {thought_part}\nAction: {tool}\n"
+        f"Action Input: {json.dumps(tool_input, ensure_ascii=False)}"
+    )
+
+
+def image_note(refs: Sequence[ImageRef]) -> str:
+    listed = ", ".join(
+        f"{r.id} ({r.width}x{r.height}{', ' + r.label if r.label else ''})" for r in refs
+    )
+    return f"[Images: {listed}]"
+
+
+def image_part(ref: ImageRef, detail: Detail) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": ref.data_url(), "detail": detail}}
+
+
+def user_message(text: str, refs: Sequence[ImageRef], detail: Detail) -> dict[str, Any]:
+    if not refs:
+        return {"role": "user", "content": text}
+    content: list[dict[str, Any]] = [{"type": "text", "text": f"{text}\n{image_note(refs)}"}]
+    content.extend(image_part(ref, detail) for ref in refs)
+    return {"role": "user", "content": content}
+
+
+def history_messages(
+    session: Session, detail: Detail, image_limit: int = HISTORY_IMAGE_LIMIT
+) -> list[dict[str, Any]]:
+    """Earlier turns: each image is sent once, in the turn it came with; the oldest as text."""
+    store: ImageStore = session.images
+    all_ids = [i for turn in session.history for i in turn.image_ids]
+    keep = set(all_ids[-image_limit:]) if image_limit else set()
+    messages: list[dict[str, Any]] = []
+    for turn in session.history:
+        refs = [store.get(i) for i in turn.image_ids if i in keep]
+        dropped = [i for i in turn.image_ids if i not in keep]
+        text = turn.user_text + (
+            f"\n[Earlier images, not shown again: {', '.join(dropped)}]" if dropped else ""
+        )
+        messages.append(user_message(text, refs, detail))
+        if turn.reply:
+            messages.append({"role": "assistant", "content": turn.reply})
+    return messages
+
+
+def step_messages(
+    steps: Sequence[StepRecord], store: ImageStore, detail: Detail
+) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
+    for step in steps:
+        messages.append({"role": "assistant", "content": step.text})
+        refs = [store.get(i) for i in step.image_ids]
+        messages.append(user_message(f"Observation: {step.observation}", refs, detail))
+    return messages
+
+
+def react_messages(
+    header: str,
+    session: Session,
+    text: str,
+    refs: Sequence[ImageRef],
+    steps: Sequence[StepRecord],
+    detail: Detail,
+) -> list[dict[str, Any]]:
+    return [
+        {"role": "system", "content": header},
+        *history_messages(session, detail),
+        user_message(text, refs, detail),
+        *step_messages(steps, session.images, detail),
+    ]
+
+
+def prompt_messages(
+    prompt: str,
+    session: Session,
+    refs: Sequence[ImageRef],
+    steps: Sequence[StepRecord],
+    detail: Detail,
+) -> list[dict[str, Any]]:
+    """The plugin-task style: one completion-style prompt as the latest user message."""
+    return [
+        *history_messages(session, detail),
+        user_message(prompt, refs, detail),
+        *step_messages(steps, session.images, detail),
+    ]
