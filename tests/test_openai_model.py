@@ -13,8 +13,10 @@ import pytest
 from agent.models import ChatModel, ModelError, ModelRequest, OpenAIChatModel
 from tests.support.openai_server import (
     CutOff,
+    Fail,
     Hang,
     OpenAIServer,
+    StreamError,
     rate_limited,
     server_error,
     unauthorized,
@@ -163,21 +165,31 @@ def free_port() -> int:
 
 
 FAILURES = {
-    "auth": (unauthorized(KEY), 401, "API key"),
-    "not_found": (unknown_model("test-model"), 404, "test-model"),
-    "rate_limit": (rate_limited(retry_after=7), 429, "7 seconds"),
-    "server": (server_error(), 500, "internal error"),
-    "timeout": (Hang(seconds=5), None, "did not answer"),
-    "cut_off": (CutOff("Thought: I will look at the ima"), None, "cut off"),
-    "connection": (CutOff(""), None, "before sending a reply"),
-    "empty": ("", None, "empty reply"),
+    # name: (reply, kind, status, words the sentence must hold)
+    "bad key": (unauthorized(KEY), "auth", 401, "API key"),
+    "unknown model": (unknown_model("test-model"), "not_found", 404, "test-model"),
+    "rate limit": (rate_limited(retry_after=7), "rate_limit", 429, "7 seconds"),
+    "server error": (server_error(), "server", 500, "internal error"),
+    "no answer": (Hang(seconds=5), "timeout", None, "did not answer within 1 seconds"),
+    "stalled stream": (Hang(seconds=5, text="Thought: I"), "timeout", None, "stopped sending"),
+    "cut off": (CutOff("Thought: I will look at the ima"), "cut_off", None, "cut off"),
+    "dropped": (CutOff(""), "connection", None, "before sending a reply"),
+    "empty": ("", "empty", None, "empty reply"),
+    "error event": (StreamError("Thought: I"), "server", None, "part-way"),
+    "refused": (Fail(400, f"Invalid image for key {KEY}."), "bad_request", 400, "refused"),
+    "too long": (
+        Fail(400, "This model's maximum context length is 8192 tokens.", code="context_length"),
+        "bad_request",
+        400,
+        "too long",
+    ),
 }
 
 
-@pytest.mark.parametrize("kind", list(FAILURES))
-async def test_each_failure_is_a_model_error_without_the_key(serve, caplog, kind):
+@pytest.mark.parametrize("name", list(FAILURES))
+async def test_each_failure_is_a_model_error_without_the_key(serve, caplog, name):
     caplog.set_level(logging.DEBUG)
-    reply, status, words = FAILURES[kind]
+    reply, kind, status, words = FAILURES[name]
     server = serve([reply])
     model = make_model(server, timeout=1.0)
 
@@ -303,3 +315,25 @@ async def test_server_replies_from_a_callable(serve):
     server = serve(lambda body: f"Answer: you said {body['messages'][-1]['content']}")
 
     assert "".join(await pieces(make_model(server), ask("hello"))) == "Answer: you said hello"
+
+
+async def test_extra_headers_reach_the_server_and_the_key_is_not_recorded(serve):
+    server = serve(["Answer: 4"])
+    model = make_model(server, extra_headers={"X-Title": "react-agent"})
+
+    await pieces(model)
+
+    headers = server.request_headers[0]
+    assert headers["x-title"] == "react-agent"
+    assert "authorization" not in headers
+
+
+def test_one_model_serves_successive_event_loops(serve):
+    # Benchmarks and scripts call asyncio.run more than once with the same model.
+    server = serve(["Answer: one", "Answer: two"])
+    model = make_model(server)
+
+    first = asyncio.run(pieces_once(model))
+    second = asyncio.run(pieces_once(model))
+
+    assert (first, second) == ("Answer: one", "Answer: two")

@@ -7,6 +7,7 @@ sentence of our own: the service's error text may echo the request, and so the k
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import AsyncIterator
@@ -48,6 +49,7 @@ class OpenAIChatModel:
         self._api_key = SecretStr(api_key or "")
         self._extra_headers = dict(extra_headers or {})
         self._client: openai.AsyncOpenAI | None = None
+        self._client_loop: asyncio.AbstractEventLoop | None = None
         # Parameters this model has refused once; not sent again.
         self._refused: set[str] = set()
 
@@ -55,7 +57,13 @@ class OpenAIChatModel:
         return f"OpenAIChatModel(model={self.name!r}, base_url={_safe_url(self.base_url)!r})"
 
     def _get_client(self) -> openai.AsyncOpenAI:
+        loop = asyncio.get_running_loop()
+        if self._client_loop is not loop:
+            # Pooled connections belong to the loop that opened them; a new loop (another
+            # asyncio.run) needs its own client.
+            self._client = None
         if self._client is None:
+            self._client_loop = loop
             self._client = openai.AsyncOpenAI(
                 api_key=self._api_key.get_secret_value() or _NO_KEY,
                 base_url=self.base_url,
@@ -68,7 +76,7 @@ class OpenAIChatModel:
     async def aclose(self) -> None:
         """Close the HTTP client; the next call opens a new one."""
         client, self._client = self._client, None
-        if client is not None:
+        if client is not None and self._client_loop is asyncio.get_running_loop():
             await client.close()
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[str]:

@@ -42,9 +42,21 @@ class Fail:
 
 @dataclass
 class Hang:
-    """Accept the call and send nothing for `seconds` (longer than the client's timeout)."""
+    """Go silent for `seconds` (longer than the client's timeout).
+
+    With no `text` nothing at all is sent; otherwise `text` streams first and the stream stalls.
+    """
 
     seconds: float = 30.0
+    text: str = ""
+
+
+@dataclass
+class StreamError:
+    """Stream `text`, then an error event in the stream, as vLLM does when generation fails."""
+
+    text: str = ""
+    message: str = "The model failed while generating."
 
 
 @dataclass
@@ -54,7 +66,7 @@ class CutOff:
     text: str = ""
 
 
-Reply = str | Fail | Hang | CutOff
+Reply = str | Fail | Hang | CutOff | StreamError
 ReplySource = Reply | Callable[[dict[str, Any]], Reply]
 
 
@@ -259,17 +271,17 @@ class OpenAIServer:
             return
         if self.delay:
             await asyncio.sleep(self.delay)
-        if isinstance(reply, Hang):
+        if isinstance(reply, Hang) and not reply.text:
             await asyncio.sleep(reply.seconds)
             return
         cut_off = isinstance(reply, CutOff)
-        text = reply.text if isinstance(reply, CutOff) else reply
+        text = reply if isinstance(reply, str) else reply.text
         finish = "stop"
         if self.honour_stop and not cut_off:
             text = _cut_at_stop(text, body.get("stop"))
         model = body.get("model", "test-model")
         if not body.get("stream"):
-            await _send_json(send, 200, _completion(model, text, finish))
+            await self._respond_whole(send, model, text, reply)
             return
 
         await send(
@@ -301,15 +313,39 @@ class OpenAIServer:
             if self.chunk_delay:
                 await asyncio.sleep(self.chunk_delay)
             await event(_chunk(ident, model, {"content": piece}))
+        if isinstance(reply, Hang):
+            await asyncio.sleep(reply.seconds)
+            return
         if cut_off:
             # Returning without the final body message makes uvicorn drop the connection.
             return
+        if isinstance(reply, StreamError):
+            await event({"error": {"message": reply.message, "type": "server_error", "code": 500}})
         await event(_chunk(ident, model, {}, finish))
         if self.usage_chunk:
             usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
             await event({**_chunk(ident, model, {}), "choices": [], "usage": usage})
         await event("[DONE]")
         await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def _respond_whole(self, send: Any, model: str, text: str, reply: Reply) -> None:
+        if isinstance(reply, Hang):
+            await asyncio.sleep(reply.seconds)
+        elif isinstance(reply, StreamError):
+            await _send_error(send, Fail(500, reply.message, type="server_error"))
+        elif isinstance(reply, CutOff):
+            # Promise a body, send half of it and leave: the client sees the connection drop.
+            raw = json.dumps(_completion(model, text, "stop")).encode()
+            headers = [
+                (b"content-type", b"application/json"),
+                (b"content-length", b"%d" % len(raw)),
+            ]
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await send(
+                {"type": "http.response.body", "body": raw[: len(raw) // 2], "more_body": True}
+            )
+        else:
+            await _send_json(send, 200, _completion(model, text, "stop"))
 
 
 async def _wait_for_disconnect(receive: Any) -> None:
