@@ -2,29 +2,44 @@
 
 `load_image` is the one way in. Whatever bytes arrive, either an `ImageRef` comes out or
 `ImageRejected` with a one-line reason a person understands; nothing else escapes.
+
+The order of work keeps a hostile file cheap: the byte size is checked before the file is read,
+the pixel count from the header before anything is decoded, the file's structure is verified by
+Pillow, and only then the first frame is decoded (large JPEGs at a reduced scale). The prepared
+copy keeps no metadata; the useful EXIF of the original is kept on the `ImageRef` instead.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
-import io
 import itertools
 import tempfile
 import threading
 import warnings
 from pathlib import Path
+from typing import Any
 
-from PIL import Image, ImageOps, UnidentifiedImageError
-from pydantic import BaseModel
+from PIL import Image, UnidentifiedImageError
+from pydantic import BaseModel, Field
 
 from tools.base import ImageOut
 
+from .image_exif import read_exif
+from .image_prepare import TooManyPixels, encode, open_checked, prepare
+
 DEFAULT_MAX_SIDE = 2048
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
-# Enough for a 100-megapixel photo; anything larger is refused before it is decoded.
-MAX_PIXELS = 100_000_000
-JPEG_QUALITY = 85
+# A 108-megapixel phone photo passes; a JPEG that large is decoded at 1/4 scale anyway.
+DEFAULT_MAX_PIXELS = 120_000_000
+_READABLE = "use PNG, JPEG, WebP, GIF, BMP or TIFF"
+# Files people drop by mistake, recognised by their first bytes so the refusal can say why.
+_NOT_IMAGES = (
+    (b"%PDF", "is a PDF document, not an image; export the page as PNG or JPEG"),
+    (b"<svg", "is an SVG drawing, which this app cannot read; export it as PNG"),
+    (b"<?xml", "is an XML or SVG file, which this app cannot read; export it as PNG"),
+)
+_HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"mif1", b"msf1")
 
 
 class ImageRejected(ValueError):
@@ -36,7 +51,12 @@ class ImageRejected(ValueError):
 
 
 class ImageRef(BaseModel):
-    """A prepared image: the copy the model and the tools see, and how to find it again."""
+    """A prepared image: the copy the model and the tools see, and what is known of the original.
+
+    `width`/`height` are the prepared copy's; `original_*` describe the upload as it arrived
+    (for tool-made images: the image the tool handed over). `exif` holds the original's useful
+    EXIF as plain values (see `agent.image_exif`); the prepared file itself has none.
+    """
 
     id: str
     width: int
@@ -46,6 +66,9 @@ class ImageRef(BaseModel):
     digest: str
     original_width: int = 0
     original_height: int = 0
+    original_format: str = ""
+    original_mode: str = ""
+    exif: dict[str, Any] = Field(default_factory=dict)
     source_name: str = ""
     label: str = ""
 
@@ -54,160 +77,152 @@ class ImageRef(BaseModel):
         return f"data:{self.media_type};base64,{base64.b64encode(data).decode('ascii')}"
 
 
-def _read_source(source: str | Path | bytes, max_bytes: int) -> tuple[bytes, str]:
+def _read_source(source: Any, max_bytes: int) -> tuple[bytes, str]:
     if isinstance(source, bytes | bytearray | memoryview):
-        data = bytes(source)
-        name = ""
-    else:
+        if len(source) > max_bytes:
+            raise ImageRejected(_too_big("The image", len(source), max_bytes))
+        data, name = bytes(source), ""
+    elif isinstance(source, str | Path):
         path = Path(source)
-        name = path.name
+        name = path.name or str(path)
         try:
+            if not path.is_file():
+                raise ImageRejected(f"{name} was not found or is not a file.", source=name)
             size = path.stat().st_size
-        except OSError as exc:
-            raise ImageRejected(f"The file {name or path} could not be read.", source=name) from exc
-        if not path.is_file():
-            raise ImageRejected(f"{name or path} is not a file.", source=name)
-        if size > max_bytes:
-            raise ImageRejected(
-                f"{name} is {size / 1e6:.1f} MB; images up to {max_bytes / 1e6:.0f} MB are accepted.",
-                source=name,
-            )
-        try:
+            if size > max_bytes:
+                raise ImageRejected(_too_big(name, size, max_bytes), source=name)
             data = path.read_bytes()
         except OSError as exc:
-            raise ImageRejected(f"The file {name} could not be read.", source=name) from exc
-    if len(data) > max_bytes:
-        raise ImageRejected(
-            f"The image is {len(data) / 1e6:.1f} MB; images up to {max_bytes / 1e6:.0f} MB "
-            "are accepted.",
-            source=name,
-        )
+            raise ImageRejected(f"{name} could not be read.", source=name) from exc
+        if len(data) > max_bytes:  # it grew since stat
+            raise ImageRejected(_too_big(name, len(data), max_bytes), source=name)
+    else:
+        raise ImageRejected("The upload is neither a file path nor image bytes.")
     if not data:
         raise ImageRejected(f"{name or 'The upload'} is empty.", source=name)
     return data, name
 
 
-def _open_checked(data: bytes, name: str) -> Image.Image:
-    label = name or "The upload"
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
-            probe = Image.open(io.BytesIO(data))
-            probe.verify()
-            image = Image.open(io.BytesIO(data))
-    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
-        raise ImageRejected(f"{label} has too many pixels to process safely.", source=name) from exc
-    except (UnidentifiedImageError, SyntaxError) as exc:
-        raise ImageRejected(
-            f"{label} is not an image this app can read (use PNG, JPEG, WebP, GIF or BMP).",
-            source=name,
-        ) from exc
-    except Exception as exc:  # Pillow raises many kinds on corrupt input
-        raise ImageRejected(f"{label} is damaged and could not be read.", source=name) from exc
-    if image.width * image.height > MAX_PIXELS:
-        raise ImageRejected(f"{label} has too many pixels to process safely.", source=name)
-    if image.width < 1 or image.height < 1:
-        raise ImageRejected(f"{label} has no pixels.", source=name)
-    return image
+def _too_big(label: str, size: int, max_bytes: int) -> str:
+    return f"{label} is {_amount(size)}; images up to {_amount(max_bytes)} are accepted."
 
 
-def _normalise(image: Image.Image, max_side: int) -> Image.Image:
-    """Decode (first frame only), apply EXIF orientation, bring to RGB/RGBA, downscale."""
-    if image.format == "JPEG" and max(image.size) > max_side:
-        # Draft mode lets libjpeg decode at 1/2, 1/4 or 1/8 scale: far less time and memory.
-        image.draft("RGB", (max_side, max_side))
-    if getattr(image, "n_frames", 1) > 1:
-        image.seek(0)
-    image.load()
-    image = ImageOps.exif_transpose(image) or image
-    if image.mode in ("I;16", "I;16B", "I;16L", "I"):
-        image = image.point(lambda v: v * (1 / 256)).convert("L")
-    if image.mode == "P":
-        image = image.convert("RGBA" if "transparency" in image.info else "RGB")
-    elif image.mode == "CMYK":
-        image = ImageOps.invert(image.convert("RGB")) if _adobe_inverted(image) else image.convert(
-            "RGB"
-        )
-    elif image.mode in ("LA", "PA", "RGBa", "La"):
-        image = image.convert("RGBA")
-    elif image.mode not in ("RGB", "RGBA", "L"):
-        image = image.convert("RGB")
-    if image.mode == "RGBA" and image.getextrema()[3][0] == 255:
-        image = image.convert("RGB")
-    if max(image.size) > max_side:
-        image.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)
-    return image
+def _amount(size: float) -> str:
+    if size >= 1e6:
+        return f"{size / 1e6:.1f}".removesuffix(".0") + " MB"
+    return f"{max(1, round(size / 1e3))} kB"
 
 
-def _adobe_inverted(image: Image.Image) -> bool:
-    # Pillow already handles Adobe's inverted CMYK JPEGs; other CMYK converts directly.
-    return False
-
-
-def _encode(image: Image.Image) -> tuple[bytes, str, str]:
-    buffer = io.BytesIO()
-    if image.mode == "RGBA":
-        image.save(buffer, "PNG", optimize=True)
-        return buffer.getvalue(), "image/png", ".png"
-    image.save(buffer, "JPEG", quality=JPEG_QUALITY, optimize=True)
-    return buffer.getvalue(), "image/jpeg", ".jpg"
+def _not_an_image(data: bytes, label: str) -> str:
+    head = data[:64].lstrip()
+    for magic, reason in _NOT_IMAGES:
+        if head.startswith(magic):
+            return f"{label} {reason}."
+    if data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS:
+        return f"{label} is a HEIC photo, which this app cannot read; export it as JPEG."
+    return f"{label} is not an image this app can read ({_READABLE})."
 
 
 class ImageStore:
     """The images of one conversation: uploads and tool outputs, each under an id `img_N`.
 
-    Ids are unique within the store; the same upload twice gets the same id back.
+    Ids are unique within the store; the same upload twice gets the same ref back. The prepared
+    copies live under `root` (a fresh temporary folder unless given).
     """
 
-    def __init__(self, root: str | Path | None = None, max_side: int = DEFAULT_MAX_SIDE,
-                 max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    def __init__(
+        self,
+        root: str | Path | None = None,
+        max_side: int = DEFAULT_MAX_SIDE,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        max_pixels: int = DEFAULT_MAX_PIXELS,
+        allow_webp: bool = True,
+    ) -> None:
+        if max_side < 1 or max_bytes < 1 or max_pixels < 1:
+            raise ValueError("max_side, max_bytes and max_pixels must be positive")
         self.root = Path(root) if root else Path(tempfile.mkdtemp(prefix="agent-images-"))
         self.root.mkdir(parents=True, exist_ok=True)
         self.max_side = max_side
         self.max_bytes = max_bytes
+        self.max_pixels = max_pixels
+        self.allow_webp = allow_webp
         self._refs: dict[str, ImageRef] = {}
-        self._by_digest: dict[str, str] = {}
+        self._by_upload: dict[tuple[str, int], str] = {}
         self._counter = itertools.count(1)
         self._lock = threading.Lock()
 
-    def _next_id(self) -> str:
-        while True:
-            candidate = f"img_{next(self._counter)}"
-            if candidate not in self._refs:
-                return candidate
-
     def load(self, source: str | Path | bytes, *, max_side: int | None = None) -> ImageRef:
+        """Prepare an upload, or raise `ImageRejected`; nothing else escapes."""
+        side = max_side or self.max_side
         data, name = _read_source(source, self.max_bytes)
-        digest = hashlib.sha256(data).hexdigest()
+        key = (hashlib.sha256(data).hexdigest(), side)
         with self._lock:
-            if digest in self._by_digest:
-                return self._refs[self._by_digest[digest]]
-        image = _open_checked(data, name)
-        original = image.size
+            if key in self._by_upload:
+                return self._refs[self._by_upload[key]]
+        label = name or "The image"
         try:
-            prepared = _normalise(image, max_side or self.max_side)
+            with warnings.catch_warnings():
+                # Pillow warns about odd but readable files; where warnings are errors that
+                # would refuse an image a viewer shows.
+                warnings.simplefilter("ignore")
+                return self._load(data, name, key)
         except ImageRejected:
             raise
-        except Exception as exc:
+        except TooManyPixels as exc:
             raise ImageRejected(
-                f"{name or 'The upload'} is damaged and could not be decoded.", source=name
+                f"{label} is {exc.width}x{exc.height} pixels, too many to process safely "
+                f"(the limit is {self.max_pixels / 1e6:.0f} megapixels).",
+                source=name,
             ) from exc
-        return self._save(prepared, digest, original=original, source_name=name)
+        except Image.DecompressionBombError as exc:
+            raise ImageRejected(
+                f"{label} has too many pixels to process safely.", source=name
+            ) from exc
+        except UnidentifiedImageError as exc:
+            raise ImageRejected(_not_an_image(data, label), source=name) from exc
+        except MemoryError as exc:
+            raise ImageRejected(f"{label} is too large to process.", source=name) from exc
+        except Exception as exc:  # Pillow raises many kinds on damaged input
+            reason = "is incomplete (cut off)" if "truncated" in str(exc).lower() else "is damaged"
+            raise ImageRejected(
+                f"{label} {reason} and could not be read; try saving it again.", source=name
+            ) from exc
 
-    def _save(self, image: Image.Image, digest: str, *, original: tuple[int, int],
-              source_name: str = "", label: str = "") -> ImageRef:
-        encoded, media_type, suffix = _encode(image)
+    def _load(self, data: bytes, name: str, key: tuple[str, int]) -> ImageRef:
+        image = open_checked(data, self.max_pixels)
+        facts = {
+            "original_width": image.width,
+            "original_height": image.height,
+            # MPO is a camera's JPEG with an extra (depth or preview) frame.
+            "original_format": "JPEG" if image.format == "MPO" else (image.format or ""),
+            "original_mode": image.mode,
+            "exif": read_exif(image),
+        }
+        prepared = prepare(image, key[1])
+        return self._save(prepared, key[0], key=key, source_name=name, **facts)
+
+    def _save(
+        self, image: Image.Image, digest: str, *, key: tuple[str, int] | None = None, **facts: Any
+    ) -> ImageRef:
+        encoded, media_type, suffix = encode(image, allow_webp=self.allow_webp)
         with self._lock:
-            image_id = self._next_id()
+            if key is not None and key in self._by_upload:  # the same upload raced us here
+                return self._refs[self._by_upload[key]]
+            image_id = f"img_{next(self._counter)}"
             path = self.root / f"{image_id}{suffix}"
             path.write_bytes(encoded)
             ref = ImageRef(
-                id=image_id, width=image.width, height=image.height, media_type=media_type,
-                path=str(path), digest=digest, original_width=original[0],
-                original_height=original[1], source_name=source_name, label=label,
+                id=image_id,
+                width=image.width,
+                height=image.height,
+                media_type=media_type,
+                path=str(path),
+                digest=digest,
+                **facts,
             )
             self._refs[image_id] = ref
-            self._by_digest[digest] = image_id
+            if key is not None:
+                self._by_upload[key] = image_id
         return ref
 
     # -- the part tools see (tools.base.ImageStore) -------------------------------------------
@@ -219,43 +234,62 @@ class ImageStore:
             return image.copy()
 
     def add(self, image: Image.Image, label: str = "") -> ImageOut:
-        """Store an image a tool made; it is downscaled like an upload."""
-        original = image.size
-        prepared = _normalise(image.copy(), self.max_side)
-        digest = hashlib.sha256(prepared.tobytes()).hexdigest()
-        ref = self._save(prepared, digest, original=original, label=label)
+        """Store an image a tool made (any mode); it is prepared like an upload."""
+        original = image.size, image.mode
+        prepared = prepare(image.copy(), self.max_side)
+        digest = hashlib.sha256(
+            f"{prepared.mode}{prepared.size}".encode() + prepared.tobytes()
+        ).hexdigest()
+        ref = self._save(
+            prepared,
+            digest,
+            original_width=original[0][0],
+            original_height=original[0][1],
+            original_mode=original[1],
+            label=label,
+        )
         return ImageOut(id=ref.id, width=ref.width, height=ref.height, label=label)
 
     def ids(self) -> list[str]:
         return list(self._refs)
 
-    def meta(self, image_id: str) -> dict:
-        """What is known about an image, for tools; the file's location stays private."""
-        return self._refs[image_id].model_dump(exclude={"path"})
-
     def get(self, image_id: str) -> ImageRef:
         return self._refs[image_id]
+
+    def info(self, image_id: str) -> ImageRef:
+        """The ref of an image, with what is known of its original (size, format, EXIF)."""
+        return self.get(image_id)
+
+    def meta(self, image_id: str) -> dict[str, Any]:
+        """What is known about an image, for tools; the file's location stays private."""
+        return self.info(image_id).model_dump(exclude={"path"})
 
     def refs(self) -> list[ImageRef]:
         return list(self._refs.values())
 
 
 _default_store: ImageStore | None = None
+_default_lock = threading.Lock()
 
 
-def load_image(source: str | Path | bytes, *, store: ImageStore | None = None,
-               max_side: int | None = None) -> ImageRef:
+def load_image(
+    source: str | Path | bytes,
+    *,
+    store: ImageStore | None = None,
+    max_side: int | None = None,
+) -> ImageRef:
     """Prepare one image. Without a store, a process-wide store keeps the copy and the id."""
     global _default_store
     if store is None:
-        if _default_store is None:
-            _default_store = ImageStore()
-        store = _default_store
+        with _default_lock:
+            if _default_store is None:
+                _default_store = ImageStore()
+            store = _default_store
     try:
         return store.load(source, max_side=max_side)
     except ImageRejected:
         raise
     except MemoryError as exc:
         raise ImageRejected("The image is too large to process.") from exc
-    except Exception as exc:
+    except Exception as exc:  # a last guard: the contract is ImageRejected or a ref
         raise ImageRejected("The upload could not be read as an image.") from exc
