@@ -1,0 +1,293 @@
+"""`calculator`: arithmetic and common math functions, evaluated safely.
+
+Expressions are evaluated by `simpleeval` with a closed set of operators, functions and names,
+never by `eval`. Every operator that can grow a number checks the size first, so `9**9**9`
+answers with an error at once instead of computing for hours.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+import re
+import unicodedata
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import Field
+from simpleeval import SimpleEval
+
+from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult
+
+MAX_EXPRESSION_CHARS = 500
+# About 1,200 decimal digits: enough for any everyday answer, cheap to compute and print.
+MAX_INT_BITS = 4000
+MAX_FACTORIAL = 450
+
+
+class _TooLarge(ArithmeticError):
+    pass
+
+
+def _check_size(value: Any) -> Any:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
+        raise _TooLarge
+    if isinstance(value, float) and math.isinf(value):
+        raise _TooLarge
+    return value
+
+
+def _power(base: Any, exponent: Any) -> Any:
+    # Estimate the size of the result from logarithms before computing it.
+    if isinstance(base, int | float) and isinstance(exponent, int | float):
+        magnitude = abs(base)
+        if magnitude > 1 and exponent > 0 and exponent * math.log2(magnitude) > MAX_INT_BITS:
+            raise _TooLarge
+        if 0 < magnitude < 1 and exponent < 0 and -exponent * -math.log2(magnitude) > MAX_INT_BITS:
+            raise _TooLarge
+    return _check_size(operator.pow(base, exponent))
+
+
+def _sized(op: Any) -> Any:
+    def apply(a: Any, b: Any) -> Any:
+        if not isinstance(a, int | float) or not isinstance(b, int | float):
+            raise TypeError("only numbers can be combined")
+        return _check_size(op(a, b))
+
+    return apply
+
+
+def _factorial(n: Any) -> int:
+    if isinstance(n, float) and n.is_integer():
+        n = int(n)
+    if not isinstance(n, int) or n < 0:
+        raise ValueError("factorial needs a whole number of 0 or more")
+    if n > MAX_FACTORIAL:
+        raise _TooLarge
+    return math.factorial(n)
+
+
+def _log(x: float, base: float | None = None) -> float:
+    return math.log(x) if base is None else math.log(x, base)
+
+
+def _round(x: float, digits: int = 0) -> float:
+    if not isinstance(digits, int) or abs(digits) > 15:
+        raise ValueError("round takes a whole number of digits between -15 and 15")
+    return round(x, digits) if digits else round(x)
+
+
+OPERATORS = {
+    ast.Add: _sized(operator.add),
+    ast.Sub: _sized(operator.sub),
+    ast.Mult: _sized(operator.mul),
+    ast.Div: _sized(operator.truediv),
+    ast.FloorDiv: _sized(operator.floordiv),
+    ast.Mod: _sized(operator.mod),
+    ast.Pow: _power,
+    ast.USub: operator.neg,
+    ast.UAdd: operator.pos,
+}
+
+FUNCTIONS = {
+    "sqrt": math.sqrt,
+    "sin": math.sin,
+    "cos": math.cos,
+    "tan": math.tan,
+    "asin": math.asin,
+    "acos": math.acos,
+    "atan": math.atan,
+    "log": _log,
+    "ln": math.log,
+    "log10": math.log10,
+    "log2": math.log2,
+    "exp": lambda x: _check_size(math.exp(x)),
+    "abs": abs,
+    "round": _round,
+    "floor": math.floor,
+    "ceil": math.ceil,
+    "factorial": _factorial,
+    "radians": math.radians,
+    "degrees": math.degrees,
+    "min": min,
+    "max": max,
+}
+
+NAMES = {"pi": math.pi, "e": math.e, "tau": math.tau}
+
+_NUMBER = r"\d+(?:\.\d+)?"
+# "15% of 80" -> the share; "80 + 15%" -> raise or lower 80 by 15 percent; "20%" -> 0.2.
+_PERCENT_OF = re.compile(rf"({_NUMBER})\s*%\s*of\s*", re.IGNORECASE)
+_PERCENT_CHANGE = re.compile(rf"({_NUMBER})\s*([+-])\s*({_NUMBER})\s*%(?!\s*[\d(])")
+_PERCENT = re.compile(rf"({_NUMBER})\s*%(?!\s*[\d(.])")
+# 1,000,000 but not the argument list of max(100,200).
+_THOUSANDS = re.compile(r"(?<![\w(,.])\d{1,3}(?:,\d{3})+(?![\d,])")
+
+
+def normalise(expression: str) -> str:
+    """Turn everyday notation into the evaluator's: ×, ÷, ^, full-width forms, percentages."""
+    text = unicodedata.normalize("NFKC", expression)
+    for old, new in (("×", "*"), ("÷", "/"), ("−", "-"), ("^", "**"), ("√", "sqrt")):
+        text = text.replace(old, new)
+    text = _THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text)
+    text = re.sub(r"sqrt\s*(\d+(?:\.\d+)?)", r"sqrt(\1)", text)
+    text = _PERCENT_OF.sub(r"\1/100*", text)
+    text = _PERCENT_CHANGE.sub(r"(\1\2\1*\3/100)", text)
+    text = _PERCENT.sub(r"(\1/100)", text)
+    return text.strip().rstrip("=?").strip()
+
+
+def format_number(value: float | int) -> str:
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return str(value)
+    if value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return f"{value:.12g}"
+
+
+def evaluate(expression: str) -> int | float:
+    """The value of `expression`; ToolInputError with a fix-it sentence when there is none."""
+    if len(expression) > MAX_EXPRESSION_CHARS:
+        raise ToolInputError(
+            f"The expression is longer than {MAX_EXPRESSION_CHARS} characters; split it into "
+            "smaller calculations."
+        )
+    text = normalise(expression)
+    if not text:
+        raise ToolInputError("The expression is empty; give arithmetic such as 12*(3+4).")
+    evaluator = SimpleEval(operators=OPERATORS, functions=FUNCTIONS, names=NAMES)
+    # Numbers have no attribute anyone needs here; closing the door keeps methods out of reach.
+    evaluator.nodes.pop(ast.Attribute, None)
+    try:
+        result = evaluator.eval(text)
+    except _TooLarge:
+        raise ToolInputError(
+            "The result would be too large to compute; use smaller numbers or exponents."
+        ) from None
+    except ZeroDivisionError:
+        raise ToolInputError("The expression divides by zero.") from None
+    except OverflowError:
+        raise ToolInputError("The result is too large for a floating point number.") from None
+    except SyntaxError:
+        raise ToolInputError(
+            f"Could not read {expression!r} as arithmetic; use numbers, + - * / ** %, "
+            "parentheses and functions such as sqrt, sin, log, factorial."
+        ) from None
+    except Exception as error:
+        known = ", ".join(sorted(FUNCTIONS))
+        raise ToolInputError(
+            f"Could not evaluate {expression!r}: {error}. Allowed functions: {known}; "
+            "constants: pi, e, tau."
+        ) from None
+    if isinstance(result, complex):
+        raise ToolInputError("The result is a complex number; this calculator works with reals.")
+    if isinstance(result, bool) or not isinstance(result, int | float):
+        raise ToolInputError("The expression must produce a number; use arithmetic only.")
+    if isinstance(result, float) and math.isnan(result):
+        raise ToolInputError("The expression has no numeric value (the result is not a number).")
+    return result
+
+
+class CalculatorArgs(StrictArgs):
+    expression: str = Field(
+        description=(
+            "The arithmetic to evaluate, e.g. 12*(3+4), sqrt(2), 15% of 80, 2**10. "
+            "Operators: + - * / // % **; functions: sqrt, sin, cos, tan, log, log10, exp, abs, "
+            "round, floor, ceil, factorial; constants: pi, e."
+        ),
+        min_length=1,
+        max_length=MAX_EXPRESSION_CHARS,
+    )
+
+
+# Chinese arithmetic words, longest first so that 除以 wins over 除.
+_CHINESE = (
+    (re.compile(r"百分之\s*(\d+(?:\.\d+)?)"), r"\1%"),
+    (re.compile(r"根号\s*(\d+(?:\.\d+)?)"), r"sqrt(\1)"),
+    (re.compile(r"(\d+(?:\.\d+)?)\s*的\s*平方根"), r"sqrt(\1)"),
+    (re.compile(r"(\d+(?:\.\d+)?)\s*的\s*立方根"), r"(\1)**(1/3)"),
+    (re.compile(r"(\d+(?:\.\d+)?)\s*的\s*(\d+(?:\.\d+)?)\s*次方"), r"(\1)**(\2)"),
+    (re.compile(r"(\d+(?:\.\d+)?)\s*的\s*平方"), r"(\1)**2"),
+    (re.compile(r"(\d+(?:\.\d+)?)\s*的\s*立方"), r"(\1)**3"),
+    (re.compile(r"(\d+(?:\.\d+)?)\s*的\s*阶乘"), r"factorial(\1)"),
+    (re.compile(r"乘以|乘"), "*"),
+    (re.compile(r"除以"), "/"),
+    (re.compile(r"加上|加"), "+"),
+    (re.compile(r"减去|减"), "-"),
+)
+_ENGLISH = (
+    (re.compile(r"square root of\s*(\d+(?:\.\d+)?)", re.I), r"sqrt(\1)"),
+    (re.compile(r"(\d+(?:\.\d+)?)\s*squared\b", re.I), r"(\1)**2"),
+    (re.compile(r"(\d+(?:\.\d+)?)\s*cubed\b", re.I), r"(\1)**3"),
+    (re.compile(r"\btimes\b|\bmultiplied by\b", re.I), "*"),
+    (re.compile(r"\bdivided by\b", re.I), "/"),
+    (re.compile(r"\bplus\b", re.I), "+"),
+    (re.compile(r"\bminus\b", re.I), "-"),
+)
+_FUNCTION_WORDS = "|".join(sorted((*FUNCTIONS, *NAMES), key=len, reverse=True))
+_EXPRESSION_RUN = re.compile(
+    rf"(?:\b(?:{_FUNCTION_WORDS})\b|\d+(?:\.\d+)?|\*\*|[-+*/%().,]|\s+|\bof\b)+", re.IGNORECASE
+)
+
+
+def find_expression(text: str) -> str | None:
+    """The longest stretch of `text` that reads as arithmetic and contains a number."""
+    text = unicodedata.normalize("NFKC", text)
+    for old, new in (("×", "*"), ("÷", "/"), ("−", "-"), ("^", "**"), ("√", "sqrt")):
+        text = text.replace(old, new)
+    for pattern, replacement in (*_CHINESE, *_ENGLISH):
+        text = pattern.sub(replacement, text)
+    best = ""
+    for match in _EXPRESSION_RUN.finditer(text):
+        candidate = match.group(0).strip()
+        candidate = re.sub(r"^(?:of\b|[*/%)])+|(?:\bof|[-+*/(])+$", "", candidate).strip()
+        while candidate.endswith(")") and candidate.count(")") > candidate.count("("):
+            candidate = candidate[:-1].rstrip()
+        has_value = re.search(r"\d|\b(?:pi|e|tau)\b", candidate)
+        if has_value and len(candidate) > len(best):
+            best = candidate
+    return best or None
+
+
+class Calculator(Tool):
+    name = "calculator"
+    description = (
+        "Evaluate arithmetic exactly: + - * / ** %, percentages (15% of 80, 80 + 15%), and "
+        "sqrt, sin, cos, tan (radians), log, log10, exp, abs, round, floor, ceil, factorial, pi, e."
+    )
+    Args = CalculatorArgs
+    triggers = (
+        r"\bcalculat",
+        r"\bcompute\b",
+        r"\bsquare root\b",
+        r"\bsqrt\b",
+        r"\d\s*[+*/×÷^]\s*\d",
+        r"\d\s*(?:plus|minus|times|divided by|multiplied by)\s*\d",
+        r"\d\s*%\s*of\s*\d",
+        r"计算",
+        r"算一下",
+        r"平方根",
+        r"百分之",
+        r"\d\s*(?:加|减|乘以|乘|除以)\s*\d",
+    )
+
+    def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
+        expression = find_expression(text)
+        return {"expression": expression} if expression else {}
+
+    def run(self, args: CalculatorArgs, ctx: ToolContext) -> ToolResult:
+        result = evaluate(args.expression)
+        shown = format_number(result)
+        return ToolResult(
+            text=f"{args.expression} = {shown}",
+            data={
+                "expression": args.expression,
+                "normalised": normalise(args.expression),
+                "result": result if isinstance(result, float) else shown,
+            },
+        )
