@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import socket
 import time
 
 import openai
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent.models import ChatModel, ModelError, ModelRequest, OpenAIChatModel
 from tests.support.openai_server import (
@@ -337,3 +340,34 @@ def test_one_model_serves_successive_event_loops(serve):
     second = asyncio.run(pieces_once(model))
 
     assert (first, second) == ("Answer: one", "Answer: two")
+
+
+async def test_more_than_four_stop_strings_are_honoured_here(serve):
+    stops = ["Answer:", "Final:", "Result:", "Done:", "Observation:"]
+    server = serve([STEP + AFTER])
+
+    got = "".join(await pieces(make_model(server), ask(stop=stops)))
+
+    assert got == STEP
+    assert server.requests[0]["stop"] == stops[:4]
+
+
+@pytest.fixture(scope="module")
+def echo_servers():
+    servers = [
+        OpenAIServer(lambda body: body["messages"][-1]["content"], chunk_size=size).start()
+        for size in (1, 5)
+    ]
+    yield servers
+    for server in servers:
+        server.stop()
+
+
+@settings(max_examples=20, deadline=None)
+@given(text=st.text(alphabet="Obsevation:\n Ax", min_size=1, max_size=60))
+def test_client_side_stop_never_passes_a_stop_line(echo_servers, text):
+    line = re.search(r"^[ \t]*Observation:", text, re.MULTILINE)
+    expected = text[: line.start()] if line else text
+    for server in echo_servers:
+        model = make_model(server)
+        assert "".join(asyncio.run(pieces(model, ask(text)))) == expected

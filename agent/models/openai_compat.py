@@ -80,8 +80,10 @@ class OpenAIChatModel:
             await client.close()
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[str]:
-        stops = [s for s in request.stop[:4] if s]
-        stream = await self._open(request, stops)
+        stops = [s for s in request.stop if s]
+        pattern = _stop_pattern(stops)
+        # OpenAI takes at most four stop strings; the rest are honoured here only.
+        stream = await self._open(request, stops[:4])
         received = ""  # all content so far
         sent = 0  # how much of it has been yielded
         finish: str | None = None
@@ -100,7 +102,7 @@ class OpenAIChatModel:
                     if not delta.content:
                         continue
                     received += delta.content
-                    cut = _stop_at(received, stops)
+                    cut = _stop_at(received, pattern, sent)
                     if cut is not None:
                         if cut > sent:
                             yield received[sent:cut]
@@ -265,12 +267,18 @@ class OpenAIChatModel:
         return ModelError(message, status_code=status_code, kind=kind)
 
 
-def _stop_at(text: str, stops: list[str]) -> int | None:
-    """Where the first stop string that begins a line (after optional spaces) starts, if any."""
+def _stop_pattern(stops: list[str]) -> re.Pattern[str] | None:
+    """Matches a stop string that begins a line, after optional spaces."""
     if not stops:
         return None
-    pattern = r"^[ \t]*(?:" + "|".join(re.escape(s) for s in stops) + ")"
-    match = re.search(pattern, text, flags=re.MULTILINE)
+    return re.compile(r"^[ \t]*(?:" + "|".join(map(re.escape, stops)) + ")", re.MULTILINE)
+
+
+def _stop_at(text: str, pattern: re.Pattern[str] | None, sent: int) -> int | None:
+    """Where the first stop line starts; lines before the one holding `sent` were checked."""
+    if pattern is None:
+        return None
+    match = pattern.search(text, text.rfind("\n", 0, sent) + 1)
     return match.start() if match else None
 
 
@@ -278,7 +286,7 @@ def _safe_end(text: str, stops: list[str]) -> int:
     """How much of `text` can be sent without risking text that turns out to be a stop string."""
     line_start = text.rfind("\n") + 1
     tail = text[line_start:].lstrip(" \t")
-    if stops and any(s.startswith(tail) for s in stops):
+    if any(s.startswith(tail) for s in stops):
         return line_start
     return len(text)
 
