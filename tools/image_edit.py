@@ -1,0 +1,192 @@
+"""Simple edits that help to see an image better: rotate, flip, grayscale, contrast, sharpen."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from PIL import Image, ImageFilter, ImageOps
+from pydantic import Field, field_validator
+
+from tools.base import StrictArgs, Tool, ToolContext, ToolResult
+
+Operation = Literal["rotate", "flip", "grayscale", "autocontrast", "sharpen"]
+
+_OPERATION_ALIASES = {
+    "rotation": "rotate", "turn": "rotate", "mirror": "flip", "gray": "grayscale",
+    "grey": "grayscale", "greyscale": "grayscale", "black-and-white": "grayscale",
+    "bw": "grayscale", "contrast": "autocontrast", "auto-contrast": "autocontrast",
+    "enhance": "autocontrast", "sharpness": "sharpen",
+}  # fmt: skip
+_DIRECTION_ALIASES = {
+    "h": "horizontal", "horizontally": "horizontal", "left-right": "horizontal",
+    "mirror": "horizontal", "v": "vertical", "vertically": "vertical", "up-down": "vertical",
+    "upside-down": "vertical", "top-bottom": "vertical",
+}  # fmt: skip
+
+_OPERATION_WORDS: tuple[tuple[str, str], ...] = (
+    (r"\brotat|\bturn\b|upside down|旋转|转\s*\d+|倒过来|颠倒", "rotate"),
+    (r"\bflip|\bmirror|翻转|镜像", "flip"),
+    (r"gr[ae]y\s*-?scale|black[- ]and[- ]white|\bgr[ae]y\b|灰度|黑白", "grayscale"),
+    (r"contrast|对比度", "autocontrast"),
+    (r"sharpen|\bsharper\b|锐化", "sharpen"),
+)
+_ANTICLOCKWISE = re.compile(r"counter[- ]?clockwise|anti[- ]?clockwise|\bleft\b|逆时针|向左|左转")
+
+
+class ImageEditArgs(StrictArgs):
+    image_id: str = Field(description="Which image to edit, e.g. img_1.")
+    operation: Operation = Field(
+        description=(
+            "One of: rotate (by degrees), flip (horizontal or vertical), grayscale, "
+            "autocontrast (stretch dark and light), sharpen."
+        )
+    )
+    degrees: float = Field(
+        default=90.0,
+        ge=-360,
+        le=360,
+        description=(
+            "For rotate: the angle in degrees, from -360 to 360; positive turns clockwise, "
+            "negative counter-clockwise."
+        ),
+    )
+    direction: Literal["horizontal", "vertical"] = Field(
+        default="horizontal",
+        description="For flip: horizontal (mirror left-right) or vertical (upside down).",
+    )
+
+    @field_validator("operation", mode="before")
+    @classmethod
+    def _operation_name(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            name = re.sub(r"[\s_]+", "-", value.strip().lower())
+            return _OPERATION_ALIASES.get(name, name.replace("-", "") if name else name)
+        return value
+
+    @field_validator("direction", mode="before")
+    @classmethod
+    def _direction_name(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            name = re.sub(r"[\s_]+", "-", value.strip().lower())
+            return _DIRECTION_ALIASES.get(name, name)
+        return value
+
+
+def _image_id(text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
+    named = [i for i in re.findall(r"\bimg_\d+\b", text) if i in image_ids]
+    if named:
+        return {"image_id": named[0]}
+    if known.get("image_id"):
+        return {}
+    return {"image_id": image_ids[-1]} if image_ids else {}
+
+
+def _per_channel(image: Image.Image, edit: Any) -> Image.Image:
+    """Apply an RGB/L filter while leaving any transparency untouched."""
+    if image.mode == "RGBA":
+        alpha = image.getchannel("A")
+        edited = edit(image.convert("RGB"))
+        edited.putalpha(alpha)
+        return edited
+    if image.mode not in ("RGB", "L"):
+        image = image.convert("RGB")
+    return edit(image)
+
+
+def apply(image: Image.Image, args: ImageEditArgs) -> tuple[Image.Image, str]:
+    """The edited image and a few words on what was done."""
+    if args.operation == "rotate":
+        angle = args.degrees % 360
+        if angle == 0:
+            return image.copy(), "rotated 0° (unchanged)"
+        turn = "clockwise" if args.degrees > 0 else "counter-clockwise"
+        fill = (0, 0, 0, 0) if image.mode == "RGBA" else "white"
+        exact = {90: Image.Transpose.ROTATE_270, 180: Image.Transpose.ROTATE_180,
+                 270: Image.Transpose.ROTATE_90}  # fmt: skip
+        if angle in exact:
+            rotated = image.transpose(exact[angle])
+        else:
+            # Pillow turns counter-clockwise for positive angles.
+            rotated = image.rotate(
+                -angle, expand=True, resample=Image.Resampling.BICUBIC, fillcolor=fill
+            )
+        return rotated, f"rotated {abs(args.degrees):g}° {turn}"
+    if args.operation == "flip":
+        if args.direction == "vertical":
+            return ImageOps.flip(image), "flipped vertically (upside down)"
+        return ImageOps.mirror(image), "flipped horizontally (mirrored)"
+    if args.operation == "grayscale":
+        return ImageOps.grayscale(image), "converted to grayscale"
+    if args.operation == "autocontrast":
+        return _per_channel(image, lambda im: ImageOps.autocontrast(im, cutoff=1)), (
+            "contrast stretched (autocontrast)"
+        )
+    sharpen = ImageFilter.UnsharpMask(radius=2, percent=160, threshold=2)
+    return _per_channel(image, lambda im: im.filter(sharpen)), "sharpened"
+
+
+class ImageEdit(Tool):
+    name = "image_edit"
+    description = (
+        "Edit an image to see it better: rotate by degrees, flip horizontally or vertically, "
+        "convert to grayscale, stretch the contrast (autocontrast) or sharpen. Returns a new "
+        "image that you see in the next step."
+    )
+    Args = ImageEditArgs
+    uses_images = True
+    # Makes the image other tools then look at, so it goes first when several fit a request.
+    stage = 0
+    triggers = (
+        r"\brotat",
+        r"\bflip",
+        r"\bmirror",
+        r"gr[ae]y\s*-?scale",
+        r"black[- ]and[- ]white",
+        r"\bsharpen",
+        r"\bcontrast\b",
+        r"upside down",
+        r"旋转",
+        r"翻转",
+        r"镜像",
+        r"灰度",
+        r"黑白",
+        r"锐化",
+        r"对比度",
+        r"倒过来",
+    )
+
+    def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
+        found = _image_id(text, image_ids, known)
+        lowered = text.lower()
+        for pattern, operation in _OPERATION_WORDS:
+            if re.search(pattern, lowered):
+                found["operation"] = operation
+                break
+        if found.get("operation") == "rotate":
+            words = re.sub(r"\bimg_\d+\b", " ", lowered)
+            match = re.search(r"(-?\d+(?:\.\d+)?)\s*(?:°|deg|度)?", words)
+            if re.search(r"upside down|倒过来|颠倒", lowered) and not match:
+                degrees = 180.0
+            else:
+                degrees = float(match.group(1)) if match else 90.0
+            if _ANTICLOCKWISE.search(lowered):
+                degrees = -abs(degrees)
+            found["degrees"] = max(-360.0, min(360.0, degrees))
+        if found.get("operation") == "flip":
+            vertical = re.search(r"vertical|upside|top[- ]to[- ]bottom|上下|垂直|竖直", lowered)
+            found["direction"] = "vertical" if vertical else "horizontal"
+        return found
+
+    def run(self, args: ImageEditArgs, ctx: ToolContext) -> ToolResult:
+        image = ctx.open_image(args.image_id)
+        edited, done = apply(image, args)
+        out = ctx.add_image(edited, label=f"{args.operation} of {args.image_id}")
+        text = f"{args.image_id} {done}: new image {out.id}, {out.width}x{out.height}."
+        data = {"source": args.image_id, "operation": args.operation, "image": out.model_dump()}
+        if args.operation == "rotate":
+            data["degrees"] = args.degrees
+        elif args.operation == "flip":
+            data["direction"] = args.direction
+        return ToolResult(text=text, images=[out], data=data)

@@ -1,0 +1,116 @@
+"""Find and decode QR codes and barcodes in an image."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from PIL import Image
+from pydantic import Field
+
+from tools.base import StrictArgs, Tool, ToolContext, ToolResult
+
+# A code's content is whatever its maker put there; keep what reaches the model bounded.
+MAX_TEXT_CHARS = 1000
+# Codes in a small image are often too few pixels per module for the decoder; a second look
+# at twice the size finds many of them.
+UPSCALE_BELOW = 800
+
+
+class ScanCodeArgs(StrictArgs):
+    image_id: str = Field(description="Which image to scan for QR codes and barcodes, e.g. img_1.")
+
+
+def _image_id(text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
+    named = [i for i in re.findall(r"\bimg_\d+\b", text) if i in image_ids]
+    if named:
+        return {"image_id": named[0]}
+    if known.get("image_id"):
+        return {}
+    return {"image_id": image_ids[-1]} if image_ids else {}
+
+
+def _read(image: Image.Image) -> list[Any]:
+    import zxingcpp  # a compiled library: load it only when a code is looked for
+
+    return list(zxingcpp.read_barcodes(image))
+
+
+def scan(image: Image.Image) -> list[dict[str, Any]]:
+    """Every code found, top to bottom, with its type, text and position in `image` pixels."""
+    image = image.convert("L")
+    scale = 1
+    results = _read(image)
+    if not results and max(image.size) < UPSCALE_BELOW:
+        scale = 2
+        results = _read(image.resize((image.width * 2, image.height * 2), Image.Resampling.NEAREST))
+    codes = []
+    for result in results:
+        p = result.position
+        points = [
+            [round(pt.x / scale), round(pt.y / scale)]
+            for pt in (p.top_left, p.top_right, p.bottom_right, p.bottom_left)
+        ]
+        xs, ys = [pt[0] for pt in points], [pt[1] for pt in points]
+        codes.append(
+            {
+                "type": str(result.format),
+                "text": result.text,
+                "box": [min(xs), min(ys), max(xs), max(ys)],
+                "polygon": points,
+                "content_type": getattr(result.content_type, "name", str(result.content_type)),
+                "orientation": result.orientation,
+            }
+        )
+    codes.sort(key=lambda c: (c["box"][1], c["box"][0]))
+    return codes
+
+
+class ScanCode(Tool):
+    name = "scan_code"
+    description = (
+        "Find and decode QR codes and barcodes (EAN, UPC, Code 128, Data Matrix, PDF417, Aztec "
+        "and more) in an image; gives each code's type, its text and where it is."
+    )
+    Args = ScanCodeArgs
+    uses_images = True
+    triggers = (
+        r"\bQR\b",
+        r"qr ?code",
+        r"bar ?code",
+        r"\bEAN\b",
+        r"\bUPC\b",
+        r"data ?matrix",
+        r"二维码",
+        r"条形码",
+        r"条码",
+        r"扫码",
+        r"扫一扫",
+    )
+
+    def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
+        return _image_id(text, image_ids, known)
+
+    def run(self, args: ScanCodeArgs, ctx: ToolContext) -> ToolResult:
+        image = ctx.open_image(args.image_id)
+        codes = scan(image)
+        data = {"image_id": args.image_id, "codes": codes}
+        if not codes:
+            return ToolResult(
+                text=(
+                    f"No QR code or barcode was found in {args.image_id}. If a code is there but "
+                    "small or blurred, zoom into it first and scan the zoomed image."
+                ),
+                data=data,
+            )
+        lines = []
+        for i, code in enumerate(codes, 1):
+            content = code["text"]
+            if len(content) > MAX_TEXT_CHARS:
+                content = content[:MAX_TEXT_CHARS] + f"… ({len(code['text'])} characters in all)"
+            x0, y0, x1, y1 = code["box"]
+            lines.append(f"{i}. {code['type']} at ({x0},{y0})-({x1},{y1}): {content}")
+        noun = "code" if len(codes) == 1 else "codes"
+        text = f"Found {len(codes)} {noun} in {args.image_id}:\n" + "\n".join(lines)
+        return ToolResult(text=text, data=data)
