@@ -1,0 +1,245 @@
+"""What is known about an image: its size, format and mode, and the EXIF that matters."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from PIL import ExifTags
+from pydantic import Field
+
+from tools.base import StrictArgs, Tool, ToolContext, ToolResult
+
+# EXIF text is written by whoever made the file; keep it short and printable.
+MAX_TEXT = 80
+
+_NAME_BY_TAG = {**ExifTags.TAGS}
+_GPS_NAME_BY_TAG = {**ExifTags.GPSTAGS}
+_ISO_NAMES = ("ISOSpeedRatings", "PhotographicSensitivity", "ISO")
+
+
+class ImageInfoArgs(StrictArgs):
+    image_id: str = Field(description="Which image to describe, e.g. img_1.")
+
+
+def _image_id(text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
+    named = [i for i in re.findall(r"\bimg_\d+\b", text) if i in image_ids]
+    if named:
+        return {"image_id": named[0]}
+    if known.get("image_id"):
+        return {}
+    return {"image_id": image_ids[-1]} if image_ids else {}
+
+
+def _tag_name(key: Any, names: dict[int, str]) -> str:
+    if isinstance(key, int) or (isinstance(key, str) and key.isdigit()):
+        return names.get(int(key), str(key))
+    return str(key)
+
+
+def _flatten(exif: dict[str, Any]) -> dict[str, Any]:
+    """One level of EXIF by tag name, whether keys are names or numbers and IFDs nested or not."""
+    flat: dict[str, Any] = {}
+    for key, value in exif.items():
+        name = _tag_name(key, _NAME_BY_TAG)
+        if isinstance(value, dict):
+            names = _GPS_NAME_BY_TAG if name in ("GPSInfo", "GPS") else _NAME_BY_TAG
+            for inner_key, inner in value.items():
+                flat.setdefault(_tag_name(inner_key, names), inner)
+        else:
+            flat[name] = value
+    return flat
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, tuple | list):
+        if len(value) == 2 and all(isinstance(v, int) for v in value):
+            value = value[0] / value[1] if value[1] else None  # a raw (numerator, denominator)
+        else:
+            value = value[0] if value else None
+    if isinstance(value, str) and "/" in value:
+        top, _, bottom = value.partition("/")
+        try:
+            value = float(top) / float(bottom)
+        except (ValueError, ZeroDivisionError):
+            return None
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    text = "".join(ch for ch in str(value) if ch.isprintable()).strip()
+    return text[:MAX_TEXT]
+
+
+def _coordinate(value: Any, ref: Any, negative: str, limit: float) -> float | None:
+    """Signed decimal degrees from decimal or (degrees, minutes, seconds) and an N/S/E/W ref."""
+    if (
+        isinstance(value, tuple | list)
+        and len(value) in (2, 3)
+        and not (len(value) == 2 and all(isinstance(v, int) for v in value))
+    ):
+        parts = [_number(v) for v in value]
+        if any(p is None or p < 0 for p in parts):
+            return None
+        number = sum(p / 60**i for i, p in enumerate(parts))  # type: ignore[operator]
+    else:
+        number = _number(value)
+    if number is None:
+        return None
+    if _text(ref).strip("\x00 ").upper() == negative:
+        number = -abs(number)
+    return round(number, 6) if abs(number) <= limit else None
+
+
+def _exposure(seconds: float) -> str:
+    if 0 < seconds < 1:
+        return f"1/{round(1 / seconds)} s"
+    return f"{seconds:g} s"
+
+
+def _date(value: Any) -> str:
+    text = _text(value)
+    match = re.fullmatch(r"(\d{4})[:\-](\d{2})[:\-](\d{2})[ T](\d{2}:\d{2}:\d{2}).*", text)
+    return f"{match[1]}-{match[2]}-{match[3]} {match[4]}" if match else text
+
+
+def summarise_exif(exif: dict[str, Any] | None) -> dict[str, Any]:
+    """The EXIF a person asks about, as plain values; anything missing or broken is left out."""
+    flat = _flatten(exif or {})
+    found: dict[str, Any] = {}
+    make, model = _text(flat.get("Make", "")), _text(flat.get("Model", ""))
+    if model and make and not model.lower().startswith(make.lower().split()[0]):
+        model = f"{make} {model}"
+    if model or make:
+        found["camera"] = model or make
+    lens = _text(flat.get("LensModel", "")) or _text(flat.get("LensMake", ""))
+    if lens:
+        found["lens"] = lens
+    taken = flat.get("DateTimeOriginal") or flat.get("DateTimeDigitized") or flat.get("DateTime")
+    if taken:
+        found["taken"] = _date(taken)
+        offset = _text(flat.get("OffsetTimeOriginal", ""))
+        if offset:
+            found["taken"] += f" {offset}"
+    exposure = _number(flat.get("ExposureTime"))
+    if exposure and exposure > 0:
+        found["exposure_time"] = _exposure(exposure)
+    f_number = _number(flat.get("FNumber"))
+    if f_number and f_number > 0:
+        found["f_number"] = f"f/{f_number:.2g}" if f_number < 10 else f"f/{f_number:.0f}"
+    iso = next((_number(flat[n]) for n in _ISO_NAMES if flat.get(n) is not None), None)
+    if iso and iso > 0:
+        found["iso"] = int(iso)
+    focal = _number(flat.get("FocalLength"))
+    if focal and focal > 0:
+        found["focal_length"] = f"{focal:g} mm"
+    latitude = _coordinate(flat.get("GPSLatitude"), flat.get("GPSLatitudeRef"), "S", 90)
+    longitude = _coordinate(flat.get("GPSLongitude"), flat.get("GPSLongitudeRef"), "W", 180)
+    if latitude is not None and longitude is not None:
+        gps: dict[str, float] = {"latitude": latitude, "longitude": longitude}
+        altitude = _number(flat.get("GPSAltitude"))
+        if altitude is not None:
+            ref = flat.get("GPSAltitudeRef")
+            below = _number(ref) == 1 or ref == b"\x01"
+            gps["altitude_m"] = round(-abs(altitude) if below else altitude, 1)
+        found["gps"] = gps
+    return found
+
+
+def _describe(image_id: str, info: dict[str, Any], exif: dict[str, Any]) -> str:
+    size = f"{info['width']}x{info['height']}"
+    kind = " ".join(v for v in (info.get("format"), f"({info['mode']})" if info.get("mode") else "")
+                    if v)  # fmt: skip
+    text = f"{image_id}: {size} pixels{', ' + kind if kind else ''}"
+    if (info["prepared_width"], info["prepared_height"]) != (info["width"], info["height"]):
+        text += f"; you see it downscaled to {info['prepared_width']}x{info['prepared_height']}"
+    text += "."
+    if not exif:
+        return text + " No camera metadata (EXIF: camera, date taken, exposure, GPS) in it."
+    parts = []
+    if "camera" in exif:
+        parts.append(f"Camera: {exif['camera']}")
+    if "lens" in exif:
+        parts.append(f"lens: {exif['lens']}")
+    if "taken" in exif:
+        parts.append(f"taken: {exif['taken']}")
+    settings = [exif[k] for k in ("exposure_time", "f_number", "focal_length") if k in exif]
+    if "iso" in exif:
+        settings.append(f"ISO {exif['iso']}")
+    if settings:
+        parts.append("exposure: " + ", ".join(settings))
+    if "gps" in exif:
+        gps = exif["gps"]
+        where = f"GPS position: {gps['latitude']:.6f}, {gps['longitude']:.6f}"
+        if "altitude_m" in gps:
+            where += f", altitude {gps['altitude_m']:g} m"
+        parts.append(where)
+    else:
+        parts.append("no GPS position")
+    return text + " " + "; ".join(parts) + "."
+
+
+class ImageInfo(Tool):
+    name = "image_info"
+    description = (
+        "Facts about an image file: its size in pixels, format and colour mode, and the camera "
+        "metadata (EXIF) if present: camera and lens, date and time taken, exposure settings and "
+        "the GPS position in decimal degrees."
+    )
+    Args = ImageInfoArgs
+    uses_images = True
+    triggers = (
+        r"\bexif\b",
+        r"\bmetadata\b",
+        r"\bcamera\b",
+        r"\blens\b",
+        r"size of",
+        r"\bresolution\b",
+        r"\bdimensions?\b",
+        r"how (?:big|large) is",
+        r"when was .* taken",
+        r"where was .* taken",
+        r"\bGPS\b",
+        r"图片信息",
+        r"图像信息",
+        r"照片信息",
+        r"拍摄",
+        r"分辨率",
+        r"尺寸",
+        r"相机",
+    )
+
+    def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
+        return _image_id(text, image_ids, known)
+
+    def run(self, args: ImageInfoArgs, ctx: ToolContext) -> ToolResult:
+        image = ctx.open_image(args.image_id)
+        try:
+            meta: dict[str, Any] = ctx.image_meta(args.image_id)
+        except AttributeError:  # a store that keeps no metadata: the pixels still tell the size
+            meta = {}
+        info = {
+            "width": meta.get("original_width") or image.width,
+            "height": meta.get("original_height") or image.height,
+            "format": meta.get("original_format") or None,
+            "mode": meta.get("original_mode") or image.mode,
+            "prepared_width": image.width,
+            "prepared_height": image.height,
+        }
+        if not info["format"] and meta.get("media_type"):
+            info["prepared_format"] = str(meta["media_type"]).split("/")[-1].upper()
+        exif = summarise_exif(meta.get("exif") if isinstance(meta.get("exif"), dict) else None)
+        data = {"image_id": args.image_id, **info, "exif": exif}
+        if meta.get("source_name"):
+            data["file_name"] = _text(meta["source_name"])
+        return ToolResult(text=_describe(args.image_id, info, exif), data=data)
