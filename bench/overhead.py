@@ -1,0 +1,319 @@
+"""The agent's own time per ReAct step, side by side with llama-index's ReActAgent.
+
+Both agents get the same task from a zero-latency scripted model: five steps that each call a
+trivial `add(a, b)` tool, then an answer. Whatever time a turn takes is the framework's own:
+building the prompt, streaming, parsing, validating, calling the tool, emitting events. The two
+sides alternate turn by turn in one event loop, so a noisy machine slows both alike.
+
+Run from the repository root, with a venv that holds the app's requirements plus
+bench/requirements.txt (llama-index is kept out of the app's own venv):
+
+    /work/benchvenv/bin/python bench/overhead.py
+    /work/benchvenv/bin/python bench/overhead.py --turns 30 --warmup 5 --chunk-size 8
+    /work/benchvenv/bin/python bench/overhead.py --profile     # where our time goes, by function
+
+Without llama-index installed only our side is measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import io
+import pstats
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):
+    # Run as a script: the repository root is one level up.
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from pydantic import Field
+
+from agent import Agent
+from agent.models import ScriptedModel
+from tools.base import StrictArgs, Tool, ToolContext, ToolResult
+
+QUESTION = "Add up 1, 2, 3, 4, 5 and 6, one addition at a time."
+# (a, b) of each tool step; each adds the next number to the running total.
+ADDITIONS = [(1, 2), (3, 3), (6, 4), (10, 5), (15, 6)]
+TOOL_STEPS = len(ADDITIONS)
+ANSWER = "21"
+TARGET_RATIO = 20.0
+
+
+def scripted_replies() -> list[str]:
+    """The model's replies, in the ReAct format both agents read."""
+    replies = [
+        f'Thought: I need to add {a} and {b}.\nAction: add\nAction Input: {{"a": {a}, "b": {b}}}'
+        for a, b in ADDITIONS
+    ]
+    replies.append(f"Thought: I can answer without using any more tools.\nAnswer: {ANSWER}")
+    return replies
+
+
+# -- our side -------------------------------------------------------------------------------------
+
+
+class AddArgs(StrictArgs):
+    a: int = Field(description="The first number.")
+    b: int = Field(description="The second number.")
+
+
+class AddTool(Tool):
+    name = "add"
+    description = "Add two integers and return the sum."
+    Args = AddArgs
+
+    def run(self, args: AddArgs, ctx: ToolContext) -> ToolResult:
+        return ToolResult(text=str(args.a + args.b))
+
+
+@dataclass
+class TurnResult:
+    seconds: float
+    tool_steps: int
+    answer: str
+
+
+def make_ours() -> Agent:
+    return Agent(ScriptedModel([]), tools=[AddTool()])
+
+
+async def ours_turn(agent: Agent, replies: Sequence[str], chunk_size: int) -> TurnResult:
+    """One full turn of our agent, every event consumed; the fresh model is part of the cost."""
+    started = time.perf_counter()
+    agent.model = ScriptedModel(replies, chunk_size=chunk_size)
+    tool_steps = 0
+    last: Any = None
+    async for event in agent.run(QUESTION):
+        if event.type == "tool_result" and event.ok:
+            tool_steps += 1
+        last = event
+    seconds = time.perf_counter() - started
+    answer = last.text if last is not None and last.type == "answer" else repr(last)
+    return TurnResult(seconds, tool_steps, answer)
+
+
+# -- llama-index side -----------------------------------------------------------------------------
+
+
+def llama_available() -> bool:
+    try:
+        import llama_index.core  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def make_llama(replies: Sequence[str], chunk_size: int) -> Any:
+    """llama-index's workflow ReActAgent over a scripted LLM that streams like a chat model."""
+    from llama_index.core.agent.workflow import ReActAgent
+    from llama_index.core.base.llms.types import (
+        ChatMessage,
+        ChatResponse,
+        CompletionResponse,
+        LLMMetadata,
+        MessageRole,
+    )
+    from llama_index.core.llms import CustomLLM
+    from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
+    from llama_index.core.tools import FunctionTool
+    from pydantic import PrivateAttr
+
+    class ScriptedLLM(CustomLLM):
+        """Returns the scripted replies in order, cycling, in chunks; no latency at all.
+
+        The chat methods carry llama-index's own callback decorators, as its real LLM
+        integrations do, so the instrumentation a real model pays is paid here too.
+        """
+
+        replies: list[str]
+        chunk_size: int = 8
+        _next: int = PrivateAttr(default=0)
+
+        @property
+        def metadata(self) -> LLMMetadata:
+            return LLMMetadata(is_chat_model=True)
+
+        def _take(self) -> str:
+            text = self.replies[self._next % len(self.replies)]
+            self._next += 1
+            return text
+
+        def _chunks(self, text: str) -> list[str]:
+            size = self.chunk_size
+            return [text[i : i + size] for i in range(0, len(text), size)]
+
+        @llm_completion_callback()
+        def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> Any:
+            return CompletionResponse(text=self._take())
+
+        @llm_completion_callback()
+        def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> Any:
+            chunks = self._chunks(self._take())
+
+            def gen() -> Any:
+                text = ""
+                for chunk in chunks:
+                    text += chunk
+                    yield CompletionResponse(text=text, delta=chunk)
+
+            return gen()
+
+        @llm_chat_callback()
+        async def achat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> Any:
+            return ChatResponse(
+                message=ChatMessage(role=MessageRole.ASSISTANT, content=self._take())
+            )
+
+        @llm_chat_callback()
+        async def astream_chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> Any:
+            chunks = self._chunks(self._take())
+
+            async def gen() -> Any:
+                text = ""
+                for chunk in chunks:
+                    text += chunk
+                    yield ChatResponse(
+                        message=ChatMessage(role=MessageRole.ASSISTANT, content=text),
+                        delta=chunk,
+                    )
+
+            return gen()
+
+    def add(a: int, b: int) -> int:
+        """Add two integers and return the sum."""
+        return a + b
+
+    llm = ScriptedLLM(replies=list(replies), chunk_size=chunk_size)
+    return ReActAgent(tools=[FunctionTool.from_defaults(fn=add)], llm=llm)
+
+
+async def llama_turn(agent: Any) -> TurnResult:
+    """One full turn of llama-index's agent, every streamed event consumed."""
+    from llama_index.core.agent.workflow import ToolCallResult
+
+    started = time.perf_counter()
+    handler = agent.run(user_msg=QUESTION)
+    tool_steps = 0
+    async for event in handler.stream_events():
+        if isinstance(event, ToolCallResult) and not event.tool_output.is_error:
+            tool_steps += 1
+    result = await handler
+    seconds = time.perf_counter() - started
+    return TurnResult(seconds, tool_steps, str(result).strip())
+
+
+# -- measuring ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Side:
+    name: str
+    turn: Callable[[], Any]
+    times: list[float] = field(default_factory=list)
+
+    @property
+    def per_turn(self) -> float:
+        return statistics.median(self.times)
+
+    @property
+    def per_step(self) -> float:
+        return self.per_turn / (TOOL_STEPS + 1)
+
+
+def check(name: str, result: TurnResult) -> None:
+    assert result.tool_steps == TOOL_STEPS, (
+        f"{name} ran {result.tool_steps} tool steps, expected {TOOL_STEPS}"
+    )
+    assert result.answer == ANSWER, f"{name} answered {result.answer!r}, expected {ANSWER!r}"
+
+
+async def measure(
+    turns: int = 30, warmup: int = 5, chunk_size: int = 8, with_llama: bool | None = None
+) -> list[Side]:
+    """Warm up, then alternate the sides turn by turn; every turn is checked before it counts."""
+    replies = scripted_replies()
+    ours = make_ours()
+    sides = [Side("ours", lambda: ours_turn(ours, replies, chunk_size))]
+    if with_llama is None:
+        with_llama = llama_available()
+    if with_llama:
+        llama = make_llama(replies, chunk_size)
+        sides.append(Side("llama-index", lambda: llama_turn(llama)))
+    for i in range(warmup + turns):
+        for side in sides:
+            result = await side.turn()
+            check(side.name, result)
+            if i >= warmup:
+                side.times.append(result.seconds)
+    return sides
+
+
+def report(sides: Sequence[Side], chunk_size: int) -> str:
+    lines = [
+        f"task: {TOOL_STEPS} tool steps + 1 answer, zero-latency scripted model, "
+        f"{chunk_size}-character chunks, {len(sides[0].times)} turns per side (median)",
+        f"{'agent':<12} {'ms/turn':>10} {'ms/step':>10}",
+    ]
+    for side in sides:
+        lines.append(f"{side.name:<12} {side.per_turn * 1e3:>10.3f} {side.per_step * 1e3:>10.3f}")
+    if len(sides) > 1:
+        ratio = sides[1].per_step / sides[0].per_step
+        verdict = "meets" if ratio >= TARGET_RATIO else "misses"
+        lines.append(
+            f"llama-index / ours per step: {ratio:.1f}x ({verdict} the {TARGET_RATIO:g}x target)"
+        )
+    return "\n".join(lines)
+
+
+def profile_ours(turns: int, chunk_size: int, limit: int = 30) -> str:
+    """Where our turns spend their time: the agent's and tools' functions, by own time."""
+    replies = scripted_replies()
+    agent = make_ours()
+
+    async def many() -> None:
+        for _ in range(turns):
+            check("ours", await ours_turn(agent, replies, chunk_size))
+
+    asyncio.run(many())  # warm caches and imports outside the profile
+    profiler = cProfile.Profile()
+    profiler.enable()
+    asyncio.run(many())
+    profiler.disable()
+    out = io.StringIO()
+    stats = pstats.Stats(profiler, stream=out).sort_stats("tottime")
+    stats.print_stats(limit)
+    out.write("\n--- project code only, by cumulative time ---\n")
+    stats.sort_stats("cumulative").print_stats(r"(agent|tools)/", limit)
+    return out.getvalue()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=30)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--chunk-size", type=int, default=8)
+    parser.add_argument("--ours-only", action="store_true")
+    parser.add_argument("--profile", action="store_true", help="profile our side with cProfile")
+    args = parser.parse_args(argv)
+    if args.profile:
+        print(profile_ours(args.turns, args.chunk_size))
+        return 0
+    with_llama = False if args.ours_only else None
+    if with_llama is None and not llama_available():
+        print("llama-index is not installed: measuring our side only", file=sys.stderr)
+    sides = asyncio.run(measure(args.turns, args.warmup, args.chunk_size, with_llama))
+    print(report(sides, args.chunk_size))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
