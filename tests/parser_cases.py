@@ -1,0 +1,460 @@
+"""Replies in the styles real models write, with the step a careful reader takes from each.
+
+Each case: (id, reply, expected fields of the Step). `TOOLS` is the tool list given to the parser.
+"""
+
+TOOLS = ["calculator", "image_info", "zoom", "ocr", "ASK_USER_FOR_REQUIRED_PARAMS"]
+
+FENCE = "```"
+
+CASES: list[tuple[str, str, dict]] = [
+    (
+        "protocol-exact",
+        "Thought: I need to add the numbers.\nAction: calculator\n"
+        'Action Input: {"expression": "2+2"}',
+        {
+            "kind": "action",
+            "tool": "calculator",
+            "tool_input": {"expression": "2+2"},
+            "thought": "I need to add the numbers.",
+        },
+    ),
+    (
+        "protocol-answer",
+        "Thought: I can answer without using any more tools.\nAnswer: The dog is brown.",
+        {
+            "kind": "answer",
+            "answer": "The dog is brown.",
+            "thought": "I can answer without using any more tools.",
+        },
+    ),
+    (
+        "gpt4o-bold-labels",
+        "**Thought:** The image shows a receipt; I should read it.\n**Action:** ocr\n"
+        '**Action Input:** {"image_id": "img_1"}',
+        {"kind": "action", "tool": "ocr", "tool_input": {"image_id": "img_1"}},
+    ),
+    (
+        "bold-colon-outside",
+        '**Thought**: zoom in\n**Action**: zoom\n**Action Input**: {"image_id": "img_2"}',
+        {
+            "kind": "action",
+            "tool": "zoom",
+            "tool_input": {"image_id": "img_2"},
+            "thought": "zoom in",
+        },
+    ),
+    (
+        "bold-answer",
+        "**Thought:** Done.\n**Answer:** There are **three** cats.",
+        {"kind": "answer", "answer": "There are **three** cats."},
+    ),
+    (
+        "bold-whole-answer-line",
+        "Thought: done\n**Answer: 42**",
+        {"kind": "answer", "answer": "42"},
+    ),
+    (
+        "upper-case-labels",
+        'THOUGHT: compute\nACTION: calculator\nACTION INPUT: {"expression": "3*7"}',
+        {"kind": "action", "tool": "calculator", "tool_input": {"expression": "3*7"}},
+    ),
+    (
+        "lower-case-labels",
+        'thought: compute\naction: calculator\naction input: {"expression": "1/3"}',
+        {"kind": "action", "tool": "calculator", "tool_input": {"expression": "1/3"}},
+    ),
+    (
+        "full-width-colons",
+        'Thought：需要计算\nAction：calculator\nAction Input：{"expression": "6*7"}',
+        {"kind": "action", "tool": "calculator", "tool_input": {"expression": "6*7"}},
+    ),
+    (
+        "no-thought-action",
+        'Action: zoom\nAction Input: {"image_id": "img_1", "factor": 2}',
+        {
+            "kind": "action",
+            "tool": "zoom",
+            "tool_input": {"image_id": "img_1", "factor": 2},
+            "thought": "",
+        },
+    ),
+    (
+        "no-thought-answer",
+        "Answer: It is a tabby cat.",
+        {"kind": "answer", "answer": "It is a tabby cat.", "thought": ""},
+    ),
+    (
+        "preamble-as-thought",
+        'I should look closer at the sign.\nAction: zoom\nAction Input: {"image_id": "img_1"}',
+        {"kind": "action", "tool": "zoom", "thought": "I should look closer at the sign."},
+    ),
+    (
+        "final-answer-label",
+        "Thought: I now know the final answer\nFinal Answer: Beijing will be sunny tomorrow.",
+        {"kind": "answer", "answer": "Beijing will be sunny tomorrow."},
+    ),
+    (
+        "json-code-fence",
+        f"Thought: read the size\nAction: image_info\nAction Input:\n{FENCE}json\n"
+        f'{{"image_id": "img_1"}}\n{FENCE}',
+        {"kind": "action", "tool": "image_info", "tool_input": {"image_id": "img_1"}},
+    ),
+    (
+        "fence-on-input-line",
+        f'Action: image_info\nAction Input: {FENCE}json\n{{"image_id": "img_3"}}\n{FENCE}',
+        {"kind": "action", "tool": "image_info", "tool_input": {"image_id": "img_3"}},
+    ),
+    (
+        "fence-without-language",
+        f'Action: zoom\nAction Input: {FENCE}\n{{"image_id": "img_1"}}\n{FENCE}',
+        {"kind": "action", "tool": "zoom", "tool_input": {"image_id": "img_1"}},
+    ),
+    (
+        "fence-around-whole-action",
+        f"{FENCE}\nThought: zoom first\nAction: zoom\n"
+        f'Action Input: {{"image_id": "img_1"}}\n{FENCE}',
+        {
+            "kind": "action",
+            "tool": "zoom",
+            "tool_input": {"image_id": "img_1"},
+            "thought": "zoom first",
+        },
+    ),
+    (
+        "fence-around-whole-answer",
+        f"{FENCE}\nThought: I can answer without using any more tools.\n"
+        f"Answer: A red bus.\n{FENCE}",
+        {"kind": "answer", "answer": "A red bus."},
+    ),
+    (
+        "python-dict-input",
+        "Thought: x\nAction: zoom\nAction Input: {'image_id': 'img_1', 'sharpen': True, "
+        "'box': None, 'factor': 2.5}",
+        {
+            "kind": "action",
+            "tool": "zoom",
+            "tool_input": {"image_id": "img_1", "sharpen": True, "box": None, "factor": 2.5},
+        },
+    ),
+    (
+        "python-dict-apostrophe",
+        "Action: ocr\nAction Input: {'image_id': 'img_1', 'hint': \"it's a menu\"}",
+        {
+            "kind": "action",
+            "tool": "ocr",
+            "tool_input": {"image_id": "img_1", "hint": "it's a menu"},
+        },
+    ),
+    (
+        "bare-string-input",
+        "Thought: search\nAction: calculator\nAction Input: 17 * 23",
+        {"kind": "action", "tool": "calculator", "tool_input": {"input": "17 * 23"}},
+    ),
+    (
+        "bare-word-input",
+        "Action: image_info\nAction Input: img_1",
+        {"kind": "action", "tool": "image_info", "tool_input": {"input": "img_1"}},
+    ),
+    (
+        "json-string-input",
+        'Action: calculator\nAction Input: "2+2"',
+        {"kind": "action", "tool": "calculator", "tool_input": {"input": "2+2"}},
+    ),
+    (
+        "json-number-input",
+        "Action: calculator\nAction Input: 42",
+        {"kind": "action", "tool": "calculator", "tool_input": {"input": 42}},
+    ),
+    (
+        "json-list-input",
+        'Action: zoom\nAction Input: ["img_1", "img_2"]',
+        {"kind": "action", "tool": "zoom", "tool_input": {"input": ["img_1", "img_2"]}},
+    ),
+    (
+        "multiline-json",
+        'Action: zoom\nAction Input: {\n  "image_id": "img_1",\n  "box": [0, 0, 10, 10]\n}',
+        {
+            "kind": "action",
+            "tool": "zoom",
+            "tool_input": {"image_id": "img_1", "box": [0, 0, 10, 10]},
+        },
+    ),
+    (
+        "unterminated-json",
+        'Action: zoom\nAction Input: {"image_id": "img_1", "factor": 2',
+        {"kind": "action", "tool": "zoom", "tool_input": {"image_id": "img_1", "factor": 2}},
+    ),
+    (
+        "unterminated-string",
+        'Action: ocr\nAction Input: {"image_id": "img_1", "lang": "en',
+        {"kind": "action", "tool": "ocr", "tool_input": {"image_id": "img_1", "lang": "en"}},
+    ),
+    (
+        "call-syntax-keywords",
+        'Thought: math\nAction: calculator(expression="2+2")',
+        {"kind": "action", "tool": "calculator", "tool_input": {"expression": "2+2"}},
+    ),
+    (
+        "call-syntax-positional",
+        'Action: calculator("2+2")',
+        {"kind": "action", "tool": "calculator", "tool_input": {"input": "2+2"}},
+    ),
+    (
+        "call-syntax-dict",
+        'Action: zoom({"image_id": "img_1", "keep_ratio": true})',
+        {"kind": "action", "tool": "zoom", "tool_input": {"image_id": "img_1", "keep_ratio": True}},
+    ),
+    (
+        "call-syntax-expression",
+        "Action: calculator(2 + 2)",
+        {"kind": "action", "tool": "calculator", "tool_input": {"input": "2 + 2"}},
+    ),
+    (
+        "escaped-underscore",
+        'Thought: size?\nAction: image\\_info\nAction Input: {"image\\_id": "img\\_1"}',
+        {"kind": "action", "tool": "image_info", "tool_input": {"image_id": "img_1"}},
+    ),
+    (
+        "tool-other-case",
+        'Action: Image_Info\nAction Input: {"image_id": "img_1"}',
+        {"kind": "action", "tool": "image_info"},
+    ),
+    (
+        "tool-spaces-backticks-period",
+        'Action: `image info`.\nAction Input: {"image_id": "img_1"}',
+        {"kind": "action", "tool": "image_info"},
+    ),
+    (
+        "tool-in-brackets-and-bold",
+        'Action: **[zoom]**\nAction Input: {"image_id": "img_1"}',
+        {"kind": "action", "tool": "zoom"},
+    ),
+    (
+        "tool-quoted",
+        'Action: "calculator"\nAction Input: {"expression": "1+1"}',
+        {"kind": "action", "tool": "calculator"},
+    ),
+    (
+        "tool-with-namespace",
+        'Action: functions.zoom\nAction Input: {"image_id": "img_1"}',
+        {"kind": "action", "tool": "zoom"},
+    ),
+    (
+        "unknown-tool-kept",
+        'Action: `web_search`\nAction Input: {"query": "cats"}',
+        {"kind": "action", "tool": "web_search", "tool_input": {"query": "cats"}},
+    ),
+    (
+        "hallucinated-observation",
+        'Thought: zoom\nAction: zoom\nAction Input: {"image_id": "img_1"}\nObservation: The '
+        "zoomed image shows a cat.\nThought: I know now.\nAnswer: A cat.",
+        {"kind": "action", "tool": "zoom", "tool_input": {"image_id": "img_1"}, "answer": None},
+    ),
+    (
+        "action-then-guessed-answer",
+        'Action: calculator\nAction Input: {"expression": "9*9"}\nAnswer: 81',
+        {"kind": "action", "tool": "calculator", "tool_input": {"expression": "9*9"}},
+    ),
+    (
+        "answer-before-action",
+        'Thought: easy\nAnswer: It is 4.\nAction: calculator\nAction Input: {"expression": "2+2"}',
+        {"kind": "answer", "answer": "It is 4.", "tool": None},
+    ),
+    (
+        "action-input-after-blank-lines",
+        'Thought: zoom\nAction: zoom\n\n\nAction Input: {"image_id": "img_1"}',
+        {"kind": "action", "tool": "zoom", "tool_input": {"image_id": "img_1"}},
+    ),
+    (
+        "action-without-input",
+        "Thought: I will look at the image info.\nAction: image_info",
+        {"kind": "action", "tool": "image_info", "tool_input": {}},
+    ),
+    (
+        "empty-action-input",
+        "Action: image_info\nAction Input: {}",
+        {"kind": "action", "tool": "image_info", "tool_input": {}},
+    ),
+    (
+        "action-none-then-answer",
+        "Thought: No tool needed.\nAction: None\nAnswer: The sky is blue.",
+        {"kind": "answer", "answer": "The sky is blue."},
+    ),
+    (
+        "answer-keeps-markdown",
+        "Thought: list them\n"
+        "Answer: I see:\n\n1. a **red** car\n2. a `bus`\n\n| a | b |\n|---|---|",
+        {
+            "kind": "answer",
+            "answer": "I see:\n\n1. a **red** car\n2. a `bus`\n\n| a | b |\n|---|---|",
+        },
+    ),
+    (
+        "answer-with-code-block",
+        f"Thought: code\nAnswer: Use this:\n{FENCE}python\nprint(1)\n{FENCE}",
+        {"kind": "answer", "answer": f"Use this:\n{FENCE}python\nprint(1)\n{FENCE}"},
+    ),
+    (
+        "plain-prose",
+        "The image shows two dogs playing in the snow.\n\nThey look happy.",
+        {
+            "kind": "answer",
+            "answer": "The image shows two dogs playing in the snow.\n\nThey look happy.",
+        },
+    ),
+    (
+        "sorry-answer",
+        "Thought: I cannot answer the question with the provided tools.\n"
+        "Answer: Sorry, I cannot answer your query.",
+        {"kind": "answer", "answer": "Sorry, I cannot answer your query."},
+    ),
+    (
+        "orion-json-thought",
+        'Thought: {"content": "The user wants the weather but gave no city.", '
+        '"tool_to_use_for_user": "weather", "known_params": {"date": "tomorrow"}}\n'
+        "Action: ASK_USER_FOR_REQUIRED_PARAMS\n"
+        'Action Input: {"question": "Which city?"}',
+        {
+            "kind": "action",
+            "tool": "ASK_USER_FOR_REQUIRED_PARAMS",
+            "tool_input": {"question": "Which city?"},
+            "thought": "The user wants the weather but gave no city.",
+            "thought_data": {
+                "content": "The user wants the weather but gave no city.",
+                "tool_to_use_for_user": "weather",
+                "known_params": {"date": "tomorrow"},
+            },
+        },
+    ),
+    (
+        "orion-json-thought-multiline-braces",
+        'Thought: {\n  "content": "Use {city} from the last turn",\n'
+        '  "tool_to_use_for_user": "weather",\n  "known_params": null\n}\n'
+        'Action: ask_user_for_required_params\nAction Input: {"question": "Which day?"}',
+        {
+            "kind": "action",
+            "tool": "ASK_USER_FOR_REQUIRED_PARAMS",
+            "thought": "Use {city} from the last turn",
+            "thought_data": {
+                "content": "Use {city} from the last turn",
+                "tool_to_use_for_user": "weather",
+                "known_params": None,
+            },
+        },
+    ),
+    (
+        "orion-json-thought-no-content",
+        'Thought: {"tool_to_use_for_user": "weather", "known_params": "Beijing"}\n'
+        'Action: weather\nAction Input: {"city": "Beijing"}',
+        {
+            "kind": "action",
+            "tool": "weather",
+            "thought": "",
+            "thought_data": {"tool_to_use_for_user": "weather", "known_params": "Beijing"},
+        },
+    ),
+    (
+        "orion-free-text-thought",
+        'Thought: the user wants weather\nAction: weather\nAction Input: {"city": "Shanghai"}',
+        {
+            "kind": "action",
+            "tool": "weather",
+            "thought": "the user wants weather",
+            "thought_data": None,
+        },
+    ),
+    (
+        "llama-one-line",
+        'Thought: I should zoom in. Action: zoom Action Input: {"image_id": "img_1"}',
+        {
+            "kind": "action",
+            "tool": "zoom",
+            "tool_input": {"image_id": "img_1"},
+            "thought": "I should zoom in.",
+        },
+    ),
+    (
+        "llama-native-json-call",
+        '{"name": "zoom", "parameters": {"image_id": "img_1", "factor": 3}}',
+        {"kind": "action", "tool": "zoom", "tool_input": {"image_id": "img_1", "factor": 3}},
+    ),
+    (
+        "qwen-tool-call-tag",
+        '<tool_call>\n{"name": "ocr", "arguments": {"image_id": "img_2"}}\n</tool_call>',
+        {"kind": "action", "tool": "ocr", "tool_input": {"image_id": "img_2"}},
+    ),
+    (
+        "gemma-tool-code-block",
+        f'{FENCE}tool_code\nzoom(image_id="img_1", factor=2)\n{FENCE}',
+        {"kind": "action", "tool": "zoom", "tool_input": {"image_id": "img_1", "factor": 2}},
+    ),
+    (
+        "langchain-json-action",
+        f'Action:\n{FENCE}json\n{{"action": "calculator", "action_input": {{"expression": "5-3"}}}}'
+        f"\n{FENCE}",
+        {"kind": "action", "tool": "calculator", "tool_input": {"expression": "5-3"}},
+    ),
+    (
+        "langchain-json-final-answer",
+        '{"action": "Final Answer", "action_input": "The total is 12."}',
+        {"kind": "answer", "answer": "The total is 12."},
+    ),
+    (
+        "mistral-markdown-headings",
+        '### Thought:\nI need OCR.\n### Action:\nocr\n### Action Input:\n{"image_id": "img_1"}',
+        {
+            "kind": "action",
+            "tool": "ocr",
+            "tool_input": {"image_id": "img_1"},
+            "thought": "I need OCR.",
+        },
+    ),
+    (
+        "bulleted-labels",
+        '- Thought: zoom\n- Action: zoom\n- Action Input: {"image_id": "img_1"}',
+        {"kind": "action", "tool": "zoom", "tool_input": {"image_id": "img_1"}},
+    ),
+    (
+        "kwargs-input",
+        'Action: zoom\nAction Input: image_id="img_1", factor=2',
+        {"kind": "action", "tool": "zoom", "tool_input": {"image_id": "img_1", "factor": 2}},
+    ),
+    (
+        "input-with-trailing-prose",
+        'Action: zoom\nAction Input: {"image_id": "img_1"} (waiting for the result)',
+        {"kind": "action", "tool": "zoom", "tool_input": {"image_id": "img_1"}},
+    ),
+    (
+        "trailing-bold-on-tool",
+        '**Action: zoom**\n**Action Input: {"image_id": "img_1"}**',
+        {"kind": "action", "tool": "zoom", "tool_input": {"image_id": "img_1"}},
+    ),
+    (
+        "plural-thoughts-label",
+        "Thoughts: the answer is clear\nAnswer: Yes.",
+        {"kind": "answer", "answer": "Yes.", "thought": "the answer is clear"},
+    ),
+    (
+        "crlf-line-endings",
+        'Thought: x\r\nAction: zoom\r\nAction Input: {"image_id": "img_1"}\r\n',
+        {"kind": "action", "tool": "zoom", "tool_input": {"image_id": "img_1"}},
+    ),
+    (
+        "answer-with-nested-json",
+        'Thought: done\nAnswer: The result is {"width": 640, "height": 480}.',
+        {"kind": "answer", "answer": 'The result is {"width": 640, "height": 480}.'},
+    ),
+]
+
+# Replies with no usable step, and a word the retry message must carry about why.
+ERRORS: list[tuple[str, str, str]] = [
+    ("empty", "", "empty"),
+    ("whitespace", "  \n\t ", "empty"),
+    ("action-without-name", "Thought: I will use a tool.\nAction:\nAction Input: {}", "no tool"),
+    ("action-blank-name", "Action:   \n", "no tool"),
+    ("thought-only", "Thought: The image shows a cat, let me think.", "no Action or Answer"),
+    ("input-without-action", 'Action Input: {"image_id": "img_1"}', "no Action line"),
+    ("empty-answer", "Thought: done\nAnswer:   ", "Answer is empty"),
+    ("only-observation", "Observation: something happened", "no Action or Answer"),
+]
