@@ -20,6 +20,7 @@ _BASE_TAGS = {"Make": 0x010F, "Model": 0x0110, "Orientation": 0x0112}
 _EXIF_TAGS = {
     "LensModel": 0xA434,
     "DateTimeOriginal": 0x9003,
+    "OffsetTimeOriginal": 0x9011,
     "ExposureTime": 0x829A,
     "FNumber": 0x829D,
     "ISOSpeedRatings": 0x8827,

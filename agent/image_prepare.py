@@ -166,5 +166,6 @@ def encode(image: Image.Image, *, allow_webp: bool = True) -> tuple[bytes, str, 
     if image.mode == "RGBA":
         image.save(buffer, "WEBP", quality=WEBP_QUALITY, alpha_quality=100, method=4)
         return buffer.getvalue(), "image/webp", ".webp"
-    image.save(buffer, "JPEG", quality=JPEG_QUALITY, optimize=True)
+    # Progressive with optimised tables: about 5% smaller, and every decoder reads it.
+    image.save(buffer, "JPEG", quality=JPEG_QUALITY, optimize=True, progressive=True)
     return buffer.getvalue(), "image/jpeg", ".jpg"

@@ -242,6 +242,7 @@ def camera_exif() -> Image.Exif:
     details = exif.get_ifd(0x8769)
     details[0xA434] = "Acme 35mm f/1.8"
     details[0x9003] = "2024:05:01 12:30:45"
+    details[0x9011] = "+02:00"
     details[0x829A] = TiffImagePlugin.IFDRational(1, 250)
     details[0x829D] = TiffImagePlugin.IFDRational(18, 10)
     details[0x8827] = 400
@@ -272,6 +273,7 @@ def test_useful_exif_is_kept_on_the_ref_as_plain_values(store: ImageStore) -> No
         "Model": "Acme X100",
         "LensModel": "Acme 35mm f/1.8",
         "DateTimeOriginal": "2024:05:01 12:30:45",
+        "OffsetTimeOriginal": "+02:00",
         "ExposureTime": 0.004,
         "FNumber": 1.8,
         "ISOSpeedRatings": 400,
