@@ -130,7 +130,7 @@ ALIASES: dict[str, str] = {
     "吉字节": "GB",
 }
 _EXTRA_DEFINITIONS = ("jin = 0.5 * kilogram", "mu = 10000 / 15 * meter ** 2")
-_UNIT_CHARS = re.compile(r"^[^\W_\d]?[\w\s°/*^·²³µ.-]*$")
+_UNIT_CHARS = re.compile(r"^[\w\s°℃℉/*^·²³µ.-]*$")
 
 
 @functools.cache

@@ -99,6 +99,13 @@ class PluginError(ToolInputError):
         self.timeout_seconds = timeout_seconds
 
 
+def _compile(pattern: str) -> None:
+    try:
+        re.compile(pattern)
+    except re.error as error:
+        raise ValueError(f"{pattern!r} is not a valid regular expression: {error}") from None
+
+
 class _Spec(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -182,7 +189,7 @@ class PluginManifest(_Spec):
     @classmethod
     def _patterns(cls, value: list[str]) -> list[str]:
         for pattern in value:
-            re.compile(pattern)
+            _compile(pattern)
         return value
 
     @field_validator("extract")
@@ -190,7 +197,7 @@ class PluginManifest(_Spec):
     def _extract_patterns(cls, value: dict[str, list[Any]]) -> dict[str, list[Any]]:
         for rules in value.values():
             for rule in rules:
-                re.compile(rule.pattern if isinstance(rule, ExtractRule) else rule)
+                _compile(rule.pattern if isinstance(rule, ExtractRule) else rule)
         return value
 
     @model_validator(mode="after")

@@ -1,0 +1,145 @@
+import json
+import logging
+import sys
+import textwrap
+
+import pytest
+
+import tools
+from tools import default_tools, tool_map
+from tools.base import Tool
+
+BUILT_INS = {"calculator", "convert_units", "world_clock"}
+
+DROPPED_TOOL = textwrap.dedent(
+    """
+    from pydantic import Field
+
+    from tools.base import StrictArgs, Tool, ToolResult
+    from tools.calculator import Calculator  # imported tools are not counted twice
+
+
+    class EchoArgs(StrictArgs):
+        words: str = Field(description="What to say back.")
+
+
+    class Echo(Tool):
+        name = "dropped_echo"
+        description = "Says the words back."
+        Args = EchoArgs
+
+        def run(self, args, ctx):
+            return ToolResult(text=args.words)
+
+
+    class _Helper(Tool):
+        name = "hidden"
+    """
+)
+
+MANIFEST = {
+    "name_for_model": "dropped_plugin",
+    "name_for_human": "Dropped",
+    "description_for_human": "A plugin dropped into the plugin directory.",
+    "url": "http://127.0.0.1:9/nothing",
+    "request_body": [{"name": "q", "description": "Words.", "required": True}],
+}
+
+
+@pytest.fixture
+def tool_dir(tmp_path, monkeypatch):
+    """A directory that counts as part of the `tools` package for this test only."""
+    folder = tmp_path / "extra_tools"
+    folder.mkdir()
+    monkeypatch.setattr(tools, "__path__", [*tools.__path__, str(folder)])
+    before = set(sys.modules)
+    yield folder
+    for name in set(sys.modules) - before:
+        if name.startswith("tools."):
+            del sys.modules[name]
+
+
+@pytest.fixture
+def plugin_dir(tmp_path, monkeypatch):
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    monkeypatch.setenv("AGENT_PLUGIN_DIR", str(folder))
+    return folder
+
+
+def test_default_tools_has_the_built_ins_in_a_stable_order():
+    found = default_tools()
+    names = [tool.name for tool in found]
+    assert set(names) >= BUILT_INS
+    assert names == sorted(names) and len(names) == len(set(names))
+    assert all(isinstance(tool, Tool) for tool in found)
+    assert [t.name for t in default_tools()] == names
+
+
+def test_tool_map_is_keyed_by_name():
+    mapping = tool_map(default_tools())
+    assert mapping["calculator"].name == "calculator"
+    assert set(mapping) >= BUILT_INS
+
+
+def test_a_dropped_module_adds_its_tools(tool_dir):
+    (tool_dir / "dropped_echo.py").write_text(DROPPED_TOOL)
+    names = [tool.name for tool in default_tools()]
+    assert "dropped_echo" in names
+    assert "hidden" not in names
+    assert names.count("calculator") == 1
+
+
+def test_a_broken_module_is_skipped_with_a_warning(tool_dir, caplog):
+    (tool_dir / "broken_tool.py").write_text("raise RuntimeError('half written')\n")
+    (tool_dir / "_private.py").write_text("raise RuntimeError('never imported')\n")
+    with caplog.at_level(logging.WARNING, logger="tools.registry"):
+        names = {tool.name for tool in default_tools()}
+    assert names >= BUILT_INS
+    assert "broken_tool" in caplog.text and "half written" in caplog.text
+    assert "_private" not in caplog.text
+
+
+def test_a_dropped_manifest_adds_a_plugin(plugin_dir):
+    (plugin_dir / "dropped.json").write_text(json.dumps(MANIFEST))
+    mapping = tool_map(default_tools())
+    assert mapping["dropped_plugin"].required_fields() == ["q"]
+    assert set(mapping) >= BUILT_INS
+
+
+def test_a_broken_manifest_is_skipped_with_a_warning(plugin_dir, caplog):
+    (plugin_dir / "good.json").write_text(json.dumps(MANIFEST))
+    (plugin_dir / "broken.json").write_text('{"name_for_model": "x"}')
+    (plugin_dir / "garbage.json").write_text("\x00\x01 not json")
+    with caplog.at_level(logging.WARNING, logger="tools.plugins"):
+        names = {tool.name for tool in default_tools()}
+    assert "dropped_plugin" in names
+    assert "broken.json" in caplog.text and "garbage.json" in caplog.text
+
+
+def test_a_plugin_cannot_replace_a_built_in(plugin_dir, caplog):
+    (plugin_dir / "clash.json").write_text(json.dumps({**MANIFEST, "name_for_model": "calculator"}))
+    with caplog.at_level(logging.WARNING, logger="tools.registry"):
+        mapping = tool_map(default_tools())
+    assert type(mapping["calculator"]).__module__ == "tools.calculator"
+    assert "calculator" in caplog.text
+
+
+def test_plugins_gated_by_a_setting_follow_the_settings_object(plugin_dir, monkeypatch):
+    monkeypatch.delenv("AGENT_ENABLE_DROPPED", raising=False)
+    (plugin_dir / "gated.json").write_text(
+        json.dumps({**MANIFEST, "enabled_by": "AGENT_ENABLE_DROPPED"})
+    )
+
+    class Settings:
+        enable_dropped = True
+
+    assert "dropped_plugin" not in tool_map(default_tools())
+    assert "dropped_plugin" in tool_map(default_tools(Settings()))
+    monkeypatch.setenv("AGENT_ENABLE_DROPPED", "yes")
+    assert "dropped_plugin" in tool_map(default_tools())
+
+
+def test_a_missing_plugin_dir_means_no_plugins(tmp_path, monkeypatch):
+    monkeypatch.setenv("AGENT_PLUGIN_DIR", str(tmp_path / "nowhere"))
+    assert {tool.name for tool in default_tools()} >= BUILT_INS
