@@ -114,8 +114,9 @@ class Agent:
     ) -> AsyncIterator[Any]:
         """Run one turn; the last event is `answer`, `ask_user` or `error`."""
         turn = _Turn(self, text or "", session if session is not None else Session())
-        async for event in turn.run(images):
-            yield event
+        async with contextlib.aclosing(turn.run(images)) as items:
+            async for event in items:
+                yield event
 
 
 class _Turn:
@@ -172,8 +173,9 @@ class _Turn:
                         "answer. Try a simpler question or raise the step limit in Settings.",
                     )
                     break
-                async for event in self._step():
-                    yield event
+                async with contextlib.aclosing(self._step()) as items:
+                    async for event in items:
+                        yield event
         except ModelError as exc:
             self.final = ErrorEvent(message=str(exc), kind=exc.kind)
         except Exception:
@@ -192,17 +194,19 @@ class _Turn:
         request = self._request()
         raw = ""
         answer_stream = AnswerStream()
-        async for chunk in self._stream(request):
-            raw += chunk
-            yield ModelDelta(step=step_no, text=chunk)
-            forwarded = answer_stream.feed(chunk)
-            if forwarded:
-                yield AnswerDelta(text=forwarded)
+        async with contextlib.aclosing(self._stream(request)) as items:
+            async for chunk in items:
+                raw += chunk
+                yield ModelDelta(step=step_no, text=chunk)
+                forwarded = answer_stream.feed(chunk)
+                if forwarded:
+                    yield AnswerDelta(text=forwarded)
         try:
             step = parse_step(raw, self.known_names())
         except ParseError as exc:
-            async for event in self._retry(step_no, raw, str(exc)):
-                yield event
+            async with contextlib.aclosing(self._retry(step_no, raw, str(exc))) as items:
+                async for event in items:
+                    yield event
             return
         if step.thought:
             yield Thought(step=step_no, text=step.thought)
@@ -213,8 +217,9 @@ class _Turn:
             self._clear_task()
             self.final = Answer(text=(step.answer or "").strip())
             return
-        async for event in self._act(step, step_no):
-            yield event
+        async with contextlib.aclosing(self._act(step, step_no)) as items:
+            async for event in items:
+                yield event
 
     async def _stream(self, request: ModelRequest) -> AsyncIterator[str]:
         self.model_calls += 1
@@ -263,8 +268,11 @@ class _Turn:
                     question=question or prompts.phrase(self.language, "ask_intent")
                 )
                 return
-            async for event in self._use_tool(tool, {}, step, step_no, question=question):
-                yield event
+            async with contextlib.aclosing(
+                self._use_tool(tool, {}, step, step_no, question=question)
+            ) as items:
+                async for event in items:
+                    yield event
             return
         if name == "TOOL_OTHER":
             self._clear_task()
@@ -276,8 +284,9 @@ class _Turn:
             )
             self._record(self._replay(step), observation)
             if self.agent.style == "plugin-task":
-                async for event in self._final_answer_events(self.text):
-                    yield event
+                async with contextlib.aclosing(self._final_answer_events(self.text)) as items:
+                    async for event in items:
+                        yield event
             return
         tool = self.agent.tool_by_name.get(name)
         if tool is None:
@@ -287,8 +296,11 @@ class _Turn:
                 self._replay(step), f"There is no tool named {name!r}. Use one of: {names}."
             )
             return
-        async for event in self._use_tool(tool, step.tool_input, step, step_no):
-            yield event
+        async with contextlib.aclosing(
+            self._use_tool(tool, step.tool_input, step, step_no)
+        ) as items:
+            async for event in items:
+                yield event
 
     async def _use_tool(
         self,
@@ -315,8 +327,9 @@ class _Turn:
             for field in checked.invalid:
                 task.known.pop(field, None)
             missing = list(dict.fromkeys([*checked.missing, *checked.invalid]))
-            async for event in self._ask(tool, task, missing, step, question):
-                yield event
+            async with contextlib.aclosing(self._ask(tool, task, missing, step, question)) as items:
+                async for event in items:
+                    yield event
             return
         arguments = checked.args.model_dump(mode="json", exclude_none=True)
         task.known, task.missing = arguments, []
@@ -338,22 +351,24 @@ class _Turn:
             )
             return
         result: ToolResult | None = None
-        async for event in self._call(tool, checked.args, arguments, step_no):
-            if isinstance(event, ToolResultEvent):
-                result = ToolResult(text=event.text, images=[])
-                self.seen_actions[key] = event.text
-                self._record(
-                    self._replay(step, tool.name, arguments),
-                    event.text,
-                    [i.id for i in event.images],
-                )
-                if event.ok:
-                    yield TaskState(tool=tool.name, known=arguments, status="done")
-                    self.session.task = None
-            yield event
-        if result is not None and self.agent.style == "plugin-task" and self.session.task is None:
-            async for event in self._final_answer_events(task.request):
+        async with contextlib.aclosing(self._call(tool, checked.args, arguments, step_no)) as items:
+            async for event in items:
+                if isinstance(event, ToolResultEvent):
+                    result = ToolResult(text=event.text, images=[])
+                    self.seen_actions[key] = event.text
+                    self._record(
+                        self._replay(step, tool.name, arguments),
+                        event.text,
+                        [i.id for i in event.images],
+                    )
+                    if event.ok:
+                        yield TaskState(tool=tool.name, known=arguments, status="done")
+                        self.session.task = None
                 yield event
+        if result is not None and self.agent.style == "plugin-task" and self.session.task is None:
+            async with contextlib.aclosing(self._final_answer_events(task.request)) as items:
+                async for event in items:
+                    yield event
 
     async def _ask(
         self, tool: Tool, task: PendingTask, missing: list[str], step: Step, question: str | None
@@ -448,10 +463,11 @@ class _Turn:
             purpose="final",
         )
         text = ""
-        async for chunk in self._stream(request):
-            text += chunk
-            yield ModelDelta(step=self.model_calls, text=chunk)
-            yield AnswerDelta(text=chunk)
+        async with contextlib.aclosing(self._stream(request)) as items:
+            async for chunk in items:
+                text += chunk
+                yield ModelDelta(step=self.model_calls, text=chunk)
+                yield AnswerDelta(text=chunk)
         self.final = Answer(text=_strip_final_label(text))
 
     # -- requests ---------------------------------------------------------------------------------

@@ -1,0 +1,121 @@
+"""Shared fixtures: small tools declared the way real ones are, and a helper to run a turn."""
+
+from __future__ import annotations
+
+import time
+from typing import Literal
+
+import pytest
+from PIL import Image
+from pydantic import Field
+
+from tools.base import StrictArgs, Tool, ToolContext, ToolResult
+
+
+class EchoArgs(StrictArgs):
+    text: str = Field(description="What to echo back.")
+
+
+class Echo(Tool):
+    name = "echo"
+    description = "Repeat the text it is given."
+    Args = EchoArgs
+    triggers = (r"\becho\b", r"重复")
+
+    def extract(self, text, image_ids, known):
+        rest = text.split("echo", 1)[-1].strip()
+        return {"text": rest} if rest else {}
+
+    def run(self, args, ctx):
+        return ToolResult(text=f"echo: {args.text}")
+
+
+class TripArgs(StrictArgs):
+    city: str = Field(description="The city to travel to.")
+    date: str = Field(description="The travel date, e.g. 2026-12-24.")
+    seat: Literal["window", "aisle"] = Field(default="window", description="Seat preference.")
+
+
+class BookTrip(Tool):
+    name = "book_trip"
+    description = "Book a train trip to a city on a date."
+    Args = TripArgs
+    triggers = (r"\bbook\b", r"\btrip\b", r"订票")
+
+    def extract(self, text, image_ids, known):
+        found = {}
+        for city in ("Paris", "Berlin", "Rome", "北京", "上海"):
+            if city.lower() in text.lower():
+                found["city"] = city
+        for word in text.replace(",", " ").split():
+            if word[:4].isdigit() and "-" in word:
+                found["date"] = word.strip(".")
+        return found
+
+    def run(self, args, ctx):
+        return ToolResult(text=f"Booked {args.city} on {args.date}, {args.seat} seat.")
+
+
+class SlowArgs(StrictArgs):
+    seconds: float = Field(default=5.0, description="How long to sleep.")
+
+
+class Slow(Tool):
+    name = "slow"
+    description = "Sleep for a while."
+    Args = SlowArgs
+    timeout = 0.3
+
+    def run(self, args, ctx):
+        ctx.progress("sleeping")
+        time.sleep(args.seconds)
+        return ToolResult(text="woke up")
+
+
+class CropArgs(StrictArgs):
+    image_id: str = Field(description="The image to crop.")
+
+
+class Crop(Tool):
+    name = "crop"
+    description = "Return the left half of an image as a new image."
+    Args = CropArgs
+    uses_images = True
+    triggers = (r"\bcrop\b",)
+
+    def extract(self, text, image_ids, known):
+        return {"image_id": image_ids[-1]} if image_ids else {}
+
+    def run(self, args, ctx: ToolContext):
+        image = ctx.open_image(args.image_id)
+        out = ctx.add_image(image.crop((0, 0, image.width // 2, image.height)), "left half")
+        return ToolResult(text=f"Cropped {args.image_id} into {out.id}.", images=[out])
+
+
+class Boom(Tool):
+    name = "boom"
+    description = "Always fails."
+    Args = EchoArgs
+
+    def run(self, args, ctx):
+        raise RuntimeError("kaput")
+
+
+@pytest.fixture
+def test_tools():
+    return [Echo(), BookTrip(), Slow(), Crop(), Boom()]
+
+
+@pytest.fixture
+def png(tmp_path):
+    path = tmp_path / "photo.png"
+    Image.new("RGB", (64, 32), "red").save(path)
+    return path
+
+
+async def collect(agent, text, images=(), session=None):
+    return [event async for event in agent.run(text, images, session)]
+
+
+def types(events):
+    return [event.type for event in events]
