@@ -195,7 +195,7 @@ async def test_slot_filling_is_bounded(test_tools):
 @pytest.mark.parametrize(
     "reply",
     [
-        "Thought: just some free text\nAction: book_trip\nAction Input: {\"city\": \"Paris\"}",
+        'Thought: just some free text\nAction: book_trip\nAction Input: {"city": "Paris"}',
         'Thought: {"content": "x", "tool_to_use_for_user": null, "known_params": null}\n'
         'Action: book_trip\nAction Input: {"city": "Paris"}',
         'Thought: {"content": "x", "tool_to_use_for_user": "book_trip", "known_params": "none"}\n'
