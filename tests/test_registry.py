@@ -143,3 +143,37 @@ def test_plugins_gated_by_a_setting_follow_the_settings_object(plugin_dir, monke
 def test_a_missing_plugin_dir_means_no_plugins(tmp_path, monkeypatch):
     monkeypatch.setenv("AGENT_PLUGIN_DIR", str(tmp_path / "nowhere"))
     assert {tool.name for tool in default_tools()} >= BUILT_INS
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("what is 12*(3+4)?", "calculator"),
+        ("计算 3的平方根", "calculator"),
+        ("3的平方根是多少", "calculator"),
+        ("convert 5 miles to km", "convert_units"),
+        ("5公里等于多少英里", "convert_units"),
+        ("how many pounds is 3 kg", "convert_units"),
+        ("What is 100 °F in celsius?", "convert_units"),
+        ("What time is it in Tokyo?", "world_clock"),
+        ("现在几点了？", "world_clock"),
+        ("What's the weather in Berlin?", "weather"),
+        ("北京天气怎么样", "weather"),
+        ("read the text in this image", None),
+        ("rotate the photo and convert it to grayscale", None),
+        ("what colours are in this picture?", None),
+        ("scan the QR code", None),
+        ("zoom into the top left corner", None),
+        ("when was this photo taken? check the exif", None),
+        ("how many people are in this image?", None),
+    ],
+)
+def test_triggers_route_requests_to_the_right_everyday_tool(text, expected, monkeypatch):
+    import re
+
+    monkeypatch.setenv("AGENT_ENABLE_WEATHER", "1")
+    monkeypatch.delenv("AGENT_PLUGIN_DIR", raising=False)
+    mine = [t for t in default_tools() if t.name in {*BUILT_INS, "weather"}]
+    hits = {t.name: sum(bool(re.search(p, text, re.IGNORECASE)) for p in t.triggers) for t in mine}
+    best = max(hits, key=hits.get)
+    assert (best if hits[best] else None) == expected, hits

@@ -203,6 +203,10 @@ _TO_WORDS = re.compile(
 )
 _HOW_MANY = re.compile(r"\bhow many\s+", re.IGNORECASE)
 _CHINESE_ALIASES = sorted((a for a in ALIASES if not a.isascii()), key=len, reverse=True)
+# "5公里等于多少英里" but not "3的平方根是多少": the words after the number must be a unit.
+_CHINESE_QUESTION = (
+    r"\d\s*(?:" + "|".join(map(re.escape, _CHINESE_ALIASES)) + r")\s*(?:等于|是|合|能换)多少"
+)
 
 
 def read_unit(text: str) -> tuple[str, int] | None:
@@ -256,7 +260,7 @@ class ConvertUnits(Tool):
         r"\d\s*[a-z°]{1,12}\s+(?:in|to)\s+(?:km|miles?|kg|pounds?|lbs?|feet|meters?|metres?"
         r"|inch(?:es)?|liters?|litres?|gallons?|ounces?|grams?|celsius|fahrenheit)\b",
         r"换算",
-        r"\d\s*[^\d\s]{1,6}\s*(?:等于|是|合)多少",
+        _CHINESE_QUESTION,
         r"(?:摄氏|华氏)",
         r"单位转换",
     )

@@ -35,7 +35,8 @@ Manifest layout (the plugin format of the task-dialogue prompts, made explicit):
 Instead of `request_body`, parameters may be an OpenAPI-style JSON Schema:
 `"parameters": {"type": "object", "properties": {"number": {"type": "string",
 "description": "..."}}, "required": ["number"]}`. Field types: string, integer, number,
-boolean (Orion's `is_required`/`parament_type` spellings are read too).
+boolean (the `is_required`/`parament_type` spellings of the original plugin demo are read
+too). A free-text `comment` key is allowed; any other unknown key is an error.
 
 A service that needs two calls (a name looked up first, then the real request) declares `steps`
 instead of `url`/`method`: each step has `url`, `method`, `query` (or `body`) whose values may be
