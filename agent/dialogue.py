@@ -7,6 +7,7 @@ ask the user or call the tool is decided here too, from the tool's own pydantic 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -84,16 +85,25 @@ def check(tool: Any, params: dict[str, Any]) -> Check:
 
 
 def field_question(tool: Any, fields: list[str], language: str) -> str:
-    """A question for the user made from the fields' own descriptions."""
-    described = []
-    model_fields = tool.Args.model_fields
-    for name in fields:
-        info = model_fields.get(name)
-        desc = (info.description or "").strip() if info else ""
-        desc = desc.split(". ")[0].rstrip(".") if desc else name.replace("_", " ")
-        described.append(desc[0].lower() + desc[1:] if _lang(language) == "en" and desc else desc)
-    joiner = PHRASES[_lang(language)]["and"]
-    return phrase(language, "ask_field", fields=joiner.join(described))
+    """A question for the user, from each field's own `ask` text or else its description."""
+    lang = _lang(language)
+    asks = [_field_ask(tool.Args.model_fields.get(name), name, lang) for name in fields]
+    if all(ask.endswith(("?", "？")) for ask in asks):
+        return " ".join(asks)
+    joiner = PHRASES[lang]["and"]
+    return phrase(language, "ask_field", fields=joiner.join(a.rstrip("?？") for a in asks))
+
+
+def _field_ask(info: Any, name: str, lang: str) -> str:
+    extra = info.json_schema_extra if info is not None else None
+    ask = extra.get("ask") if isinstance(extra, dict) else None
+    if isinstance(ask, dict) and ask.get(lang):
+        return str(ask[lang])
+    desc = (info.description or "").strip() if info is not None else ""
+    # The first clause of the description, without its examples.
+    desc = re.split(r"\.\s|\s\(?e\.g\.|;", desc)[0].strip().rstrip(".") if desc else ""
+    desc = desc or name.replace("_", " ")
+    return desc[0].lower() + desc[1:] if lang == "en" else desc
 
 
 def invalid_feedback(tool_name: str, invalid: dict[str, str], schema_hint: str = "") -> str:

@@ -194,12 +194,19 @@ class _Turn:
         request = self._request()
         raw = ""
         answer_stream = AnswerStream()
+        thought_sent = False
         async with contextlib.aclosing(self._stream(request)) as items:
             async for chunk in items:
                 raw += chunk
                 yield ModelDelta(step=step_no, text=chunk)
                 forwarded = answer_stream.feed(chunk)
                 if forwarded:
+                    if not thought_sent:
+                        # The Thought is complete once the answer starts: show it first.
+                        thought_sent = True
+                        early = _thought_of(raw)
+                        if early:
+                            yield Thought(step=step_no, text=early)
                     yield AnswerDelta(text=forwarded)
         try:
             step = parse_step(raw, self.known_names())
@@ -208,7 +215,7 @@ class _Turn:
                 async for event in items:
                     yield event
             return
-        if step.thought:
+        if step.thought and not thought_sent:
             yield Thought(step=step_no, text=step.thought)
         if step.kind == "answer":
             rest = answer_stream.finish()
@@ -608,6 +615,13 @@ def _text_arg(tool_input: dict[str, Any], key: str) -> str:
     if value is None and len(tool_input) == 1:
         value = next(iter(tool_input.values()))
     return str(value).strip() if value not in (None, "") else ""
+
+
+def _thought_of(text: str) -> str:
+    try:
+        return parse_step(text).thought
+    except ParseError:
+        return ""
 
 
 def _one_line(exc: BaseException) -> str:

@@ -113,9 +113,7 @@ class Tool:
     timeout: ClassVar[float] = 30.0
     uses_images: ClassVar[bool] = False
 
-    def extract(
-        self, text: str, image_ids: Sequence[str], known: dict[str, Any]
-    ) -> dict[str, Any]:
+    def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
         """Arguments the offline model can read from `text`; missing ones are asked for."""
         return {}
 
@@ -130,6 +128,8 @@ class Tool:
         schema.pop("title", None)
         for prop in schema.get("properties", {}).values():
             prop.pop("title", None)
+            # `ask` holds the question put to the user for a missing field; not for the model.
+            prop.pop("ask", None)
         return schema
 
     @classmethod

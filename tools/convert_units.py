@@ -179,11 +179,22 @@ def format_number(value: float) -> str:
 
 
 class ConvertArgs(StrictArgs):
-    value: float = Field(description="The number to convert, e.g. 5.")
-    from_unit: str = Field(
-        description="The unit of the value, e.g. miles, km, °C, kg, lb, liter, km/h."
+    value: float = Field(
+        description="The number to convert, e.g. 5.",
+        json_schema_extra={
+            "ask": {"en": "What amount should I convert?", "zh": "要换算的数值是多少？"}
+        },
     )
-    to_unit: str = Field(description="The unit to convert to, e.g. km, °F, pound, gallon.")
+    from_unit: str = Field(
+        description="The unit of the value, e.g. miles, km, °C, kg, lb, liter, km/h.",
+        json_schema_extra={"ask": {"en": "Which unit is it in?", "zh": "原来的单位是什么？"}},
+    )
+    to_unit: str = Field(
+        description="The unit to convert to, e.g. km, °F, pound, gallon.",
+        json_schema_extra={
+            "ask": {"en": "Which unit should I convert it to?", "zh": "要换算成什么单位？"}
+        },
+    )
 
     @field_validator("from_unit", "to_unit")
     @classmethod

@@ -180,6 +180,7 @@ class WorldClockArgs(StrictArgs):
         ),
         min_length=1,
         max_length=80,
+        json_schema_extra={"ask": {"en": "Which city or time zone?", "zh": "哪个城市或时区？"}},
     )
 
 
