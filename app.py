@@ -1,0 +1,626 @@
+"""The web page: the agent in front of people. `python app.py` serves it.
+
+It holds no agent logic. Each browser session gets its own `PageState` (conversation, images,
+settings, turns); a turn runs `Agent.run` and turns its events into chat and trace updates
+through `agent.trace_view`. The API endpoint `/chat` takes `{"text": ..., "files": [...]}`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shutil
+import tempfile
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from agent.config import DEFAULT_HF_MODEL, DEFAULT_OPENAI_MODEL, HF_ROUTER_URL, Settings
+from agent.events import Notice, export_trace
+from agent.images import ImageRejected, ImageStore
+from agent.runner import Agent
+from agent.session import Session
+from agent.trace_view import LABELS, TurnView, user_message
+
+log = logging.getLogger(__name__)
+
+ROOT = Path(__file__).resolve().parent
+ASSETS = ROOT / "assets"
+EXAMPLES_DIR = ASSETS / "examples"
+
+
+@dataclass
+class Prefs:
+    """One browser session's settings. The API key never leaves the server once typed."""
+
+    source: str = "offline"
+    base_url: str = ""
+    model: str = ""
+    api_key: str = field(default="", repr=False)
+    temperature: float = 0.0
+    max_steps: int = 8
+    image_detail: str = "auto"
+    language: str = "en"
+    style: str = "react"
+
+
+def default_prefs(env: Settings) -> Prefs:
+    source = env.model_source()
+    base_url = env.openai_base_url or (HF_ROUTER_URL if source == "hf" else "")
+    model = env.model or {"openai": DEFAULT_OPENAI_MODEL, "hf": DEFAULT_HF_MODEL}.get(source, "")
+    return Prefs(
+        source="offline" if source == "offline" else "openai",
+        base_url=base_url,
+        model=model,
+        temperature=env.temperature,
+        max_steps=env.max_steps,
+        image_detail=env.image_detail,
+        language=env.language,
+        style=env.prompt_style,
+    )
+
+
+class ModelNotConfigured(ValueError):
+    """The settings ask for a hosted model but give no way to reach one."""
+
+
+def server_key(env: Settings, base_url: str | None) -> str:
+    """The environment's key, only for the endpoint it was configured for, never another."""
+    if base_url and base_url.rstrip("/") == HF_ROUTER_URL and env.hf_token:
+        return env.hf_token.get_secret_value()
+    configured = (env.openai_base_url or "").rstrip("/") or None
+    if env.openai_api_key and (base_url or None) == configured:
+        return env.openai_api_key.get_secret_value()
+    return ""
+
+
+def default_model(prefs: Prefs, env: Settings):
+    from agent.models import OfflineModel, OpenAIChatModel
+
+    if prefs.source == "offline":
+        return OfflineModel()
+    base_url = prefs.base_url.strip().rstrip("/") or None
+    key = prefs.api_key.strip() or server_key(env, base_url)
+    if not key and not base_url:
+        raise ModelNotConfigured(
+            "The OpenAI-compatible model needs an API key or a base URL: add one in Settings, "
+            "or choose the offline model."
+        )
+    return OpenAIChatModel(
+        model=prefs.model.strip() or DEFAULT_OPENAI_MODEL,
+        base_url=base_url,
+        # Local servers (Ollama, llama.cpp) need no key, but the client insists on one.
+        api_key=key or "not-needed",
+        timeout=env.model_timeout,
+    )
+
+
+@dataclass
+class TurnRecord:
+    text: str
+    files: list[str]
+    view: TurnView
+    events: list[Any] = field(default_factory=list)
+    task_before: Any = None
+    history_len: int = 0
+
+
+class PageState:
+    """Everything one browser session owns. Made fresh per session; nothing is shared."""
+
+    def __init__(self, prefs: Prefs, env: Settings) -> None:
+        self.prefs = prefs
+        self.env = env
+        self.turns: list[TurnRecord] = []
+        self.trace_file: str | None = None
+        self._session: Session | None = None
+        self._dir: str | None = None
+
+    @property
+    def session(self) -> Session:
+        # Made on first use: a Session holds a lock, which gr.State could not copy.
+        if self._session is None:
+            store = ImageStore(
+                max_side=self.env.max_image_side,
+                max_bytes=int(self.env.max_upload_mb * 1024 * 1024),
+            )
+            self._session = Session(images=store)
+        return self._session
+
+    @property
+    def folder(self) -> Path:
+        if self._dir is None:
+            self._dir = tempfile.mkdtemp(prefix="agent-page-")
+        return Path(self._dir)
+
+    def reset(self) -> None:
+        self.close()
+        self.turns = []
+        self.trace_file = None
+
+    def close(self) -> None:
+        if self._session is not None:
+            shutil.rmtree(self._session.images.root, ignore_errors=True)
+            self._session = None
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = None
+
+    def write_trace(self, record: TurnRecord) -> str:
+        run_id = next((e.run_id for e in record.events if e.type == "run_started"), "turn")
+        path = self.folder / f"trace-{len(self.turns)}-{run_id}.json"
+        path.write_bytes(export_trace(record.events))
+        self.trace_file = str(path)
+        return self.trace_file
+
+
+UI_TEXT: dict[str, dict[str, str]] = {
+    "en": {
+        "header": "## Multimodal ReAct agent\nAsk a question, drop in images, and watch each "
+        "Thought, tool call and result appear in the trace while the answer streams in.",
+        "banner_offline": "**You are talking to the offline demo model.** It needs no key and "
+        "follows fixed rules rather than understanding language. To connect a real model, set "
+        "`OPENAI_API_KEY` (and `OPENAI_BASE_URL` for other providers) or `HF_TOKEN` before "
+        "starting the app, or open **Settings** below.",
+        "chat_label": "Conversation",
+        "chat_placeholder": "Ask something, or attach images and ask about them.",
+        "input_placeholder": "Type a question; drop, paste or pick images…",
+        "stop": "⏹ Stop",
+        "retry": "↻ Retry",
+        "clear": "🗑 Clear",
+        "download": "⬇ Trace (JSON)",
+        "examples": "Examples",
+        "trace_label": "Trace",
+        "trace_placeholder": "Each Thought, tool call and result appears here as it happens.",
+        "settings": "Settings",
+        "source": "Model source",
+        "base_url": "Base URL",
+        "model_name": "Model name",
+        "api_key": "API key",
+        "api_key_info": "Kept only for this browser session; never logged or shown again.",
+        "temperature": "Temperature",
+        "steps": "Step limit (model calls per turn)",
+        "detail": "Image detail",
+        "language": "Language",
+        "style": "Prompt style",
+        "empty_input": "Type a question or attach an image first.",
+        "ex_sign": "📖 Read the text on a sign",
+        "ex_zoom": "🔍 Zoom into small print, then read it",
+        "ex_calc": "🧮 A calculation",
+        "ex_convert": "📏 Convert 5 miles (asks for the unit)",
+        "ex_clock": "🕐 北京现在几点？",
+        "ex_unknown": "❔ A question no tool can answer",
+    },
+    "zh": {
+        "header": "## 多模态 ReAct 智能体\n输入问题、拖入图片，在右侧追踪面板中实时查看每一步思考、"
+        "工具调用与结果，答案同步流式显示。",
+        "banner_offline": "**当前由离线演示模型回答。** "
+        "它无需密钥，按固定规则工作，并不真正理解语言。"
+        "要连接真实模型，请在启动前设置 `OPENAI_API_KEY`（其他服务商再加 `OPENAI_BASE_URL`）"
+        "或 `HF_TOKEN`，或打开下方的**设置**。",
+        "chat_label": "对话",
+        "chat_placeholder": "提个问题，或附上图片并就图片提问。",
+        "input_placeholder": "输入问题；可拖入、粘贴或选择图片…",
+        "stop": "⏹ 停止",
+        "retry": "↻ 重试",
+        "clear": "🗑 清空",
+        "download": "⬇ 追踪记录（JSON）",
+        "examples": "示例",
+        "trace_label": "追踪",
+        "trace_placeholder": "每一步思考、工具调用和结果都会实时显示在这里。",
+        "settings": "设置",
+        "source": "模型来源",
+        "base_url": "接口地址（Base URL）",
+        "model_name": "模型名称",
+        "api_key": "API 密钥",
+        "api_key_info": "只保存在本次浏览器会话中，不会被记录或再次显示。",
+        "temperature": "温度",
+        "steps": "步数上限（每轮模型调用次数）",
+        "detail": "图片细节",
+        "language": "语言",
+        "style": "提示词风格",
+        "empty_input": "请先输入问题或附上图片。",
+        "ex_sign": "📖 识别招牌上的文字",
+        "ex_zoom": "🔍 放大小字再识别",
+        "ex_calc": "🧮 计算",
+        "ex_convert": "📏 换算 5 英里（会追问目标单位）",
+        "ex_clock": "🕐 北京现在几点？",
+        "ex_unknown": "❔ 没有工具能回答的问题",
+    },
+}
+# The page follows the browser's language; zh-CN and zh-TW browsers both get Chinese.
+I18N = gr.I18n(**UI_TEXT, **{"zh-CN": UI_TEXT["zh"], "zh-TW": UI_TEXT["zh"]})
+
+
+def t(key: str, language: str) -> str:
+    return UI_TEXT.get(language, UI_TEXT["en"])[key]
+
+
+# -- what the page shows ------------------------------------------------------------------------
+
+
+def chat_messages(state: PageState) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
+    for record in state.turns:
+        messages.append(user_message(record.text, record.files))
+        view = record.view
+        if view.answer:
+            messages.append({"role": "assistant", "content": view.answer})
+        elif not view.done:
+            working = LABELS[state.prefs.language]["thinking"]
+            messages.append(
+                {
+                    "role": "assistant",
+                    "content": "",
+                    "metadata": {"title": working, "status": "pending"},
+                }
+            )
+    return messages
+
+
+def trace_messages(state: PageState) -> list[dict[str, Any]]:
+    return [m for record in state.turns for m in record.view.messages]
+
+
+def status_text(state: PageState) -> str:
+    if not state.turns:
+        return ""
+    view = state.turns[-1].view
+    if view.stats_line:
+        return f"✅ {view.stats_line}"
+    if view.model:
+        return f"⏳ {view.model}…"
+    return "⏳"
+
+
+_KEEP = object()
+
+
+def page_update(state: PageState, box: Any = _KEEP) -> tuple:
+    download = gr.DownloadButton(value=state.trace_file, interactive=state.trace_file is not None)
+    box = gr.skip() if box is _KEEP else box
+    return chat_messages(state), trace_messages(state), box, state, download, status_text(state)
+
+
+# -- handlers -----------------------------------------------------------------------------------
+
+
+def accept_uploads(state: PageState, files: list[str]) -> tuple[list[str], list[str]]:
+    """Uploads the agent can use, and one sentence for each it cannot."""
+    good, refused = [], []
+    for path in files:
+        try:
+            state.session.images.load(path, max_side=state.env.max_image_side)
+        except ImageRejected as exc:
+            # Uploads keep their original file name, so the sentence names what was picked.
+            refused.append(str(exc))
+        else:
+            good.append(path)
+    return good, refused
+
+
+def build_demo(
+    model_factory: Callable[[Prefs], Any] | None = None,
+    env: Settings | None = None,
+    tools: list[Any] | None = None,
+) -> gr.Blocks:
+    """The page. `model_factory(prefs)` picks the model for a turn (tests inject scripted ones)."""
+    env = env or Settings()
+    if tools is None:
+        from tools import default_tools
+
+        tools = default_tools()
+    prefs0 = default_prefs(env)
+    make_model = model_factory or (lambda prefs: default_model(prefs, env))
+
+    def new_state() -> PageState:
+        return PageState(replace(prefs0), env)
+
+    async def run_turn(state: PageState, text: str, files: list[str]) -> AsyncIterator[tuple]:
+        prefs = state.prefs
+        good, refused = accept_uploads(state, files)
+        for sentence in refused:
+            gr.Warning(sentence)
+        if not text.strip() and not good:
+            if refused:
+                raise gr.Error(" ".join(refused), print_exception=False)
+            raise gr.Error(t("empty_input", prefs.language), print_exception=False)
+        session = state.session
+        record = TurnRecord(
+            text=text,
+            files=good,
+            view=TurnView(len(state.turns) + 1, prefs.language, text),
+            task_before=session.task.model_copy(deep=True) if session.task else None,
+            history_len=len(session.history),
+        )
+        for sentence in refused:
+            notice = Notice(message=sentence)
+            record.events.append(notice)
+            record.view.apply(notice)
+        state.turns.append(record)
+        yield page_update(state, box=None)
+        try:
+            model = make_model(prefs)
+        except ModelNotConfigured as exc:
+            gr.Warning(str(exc))
+            state.turns.pop()
+            yield page_update(state)
+            return
+        agent = Agent(
+            model,
+            tools,
+            settings=env,
+            language=prefs.language,
+            style=prefs.style,
+            max_steps=int(prefs.max_steps),
+            temperature=float(prefs.temperature),
+            image_detail=prefs.image_detail,
+        )
+        async with contextlib.aclosing(agent.run(text, good, session)) as events:
+            async for event in events:
+                record.events.append(event)
+                record.view.apply(event)
+                if event.type == "answer_delta" and not event.text:
+                    continue
+                if event.type == "run_finished":
+                    state.write_trace(record)
+                yield page_update(state)
+
+    async def chat(message: dict | None, state: PageState | None) -> AsyncIterator[tuple]:
+        state = state or new_state()
+        message = message or {}
+        text = str(message.get("text") or "")
+        files = [_file_path(f) for f in message.get("files") or []]
+        async for update in run_turn(state, text, files):
+            yield update
+
+    async def retry(state: PageState | None) -> AsyncIterator[tuple]:
+        state = state or new_state()
+        if not state.turns:
+            yield page_update(state)
+            return
+        last = state.turns.pop()
+        session = state.session
+        session.task = last.task_before
+        del session.history[last.history_len :]
+        async for update in run_turn(state, last.text, last.files):
+            yield update
+
+    def stop(state: PageState | None) -> tuple:
+        state = state or new_state()
+        if state.turns and not state.turns[-1].view.done:
+            record = state.turns[-1]
+            record.view.stop()
+            # The cancelled turn left no history; its task starts over from before it.
+            state.session.task = record.task_before
+            state.write_trace(record)
+        return page_update(state)
+
+    def clear(state: PageState | None) -> tuple:
+        state = state or new_state()
+        state.reset()
+        return page_update(state, box=None)
+
+    def set_pref(name: str):
+        def handler(value: Any, state: PageState | None) -> tuple:
+            state = state or new_state()
+            setattr(state.prefs, name, value if value is not None else getattr(prefs0, name))
+            return state, banner_update(state.prefs)
+
+        return handler
+
+    def banner_update(prefs: Prefs):
+        return gr.Markdown(visible=prefs.source == "offline")
+
+    with gr.Blocks(title="Multimodal ReAct agent", fill_width=True) as demo:
+        state = gr.State(None, delete_callback=lambda s: s.close() if s else None)
+        gr.Markdown(I18N("header"), elem_id="header")
+        banner = gr.Markdown(
+            I18N("banner_offline"), elem_id="banner", visible=prefs0.source == "offline"
+        )
+        with gr.Row(equal_height=False):
+            with gr.Column(scale=3, min_width=360):
+                chatbot = gr.Chatbot(
+                    elem_id="chat",
+                    label=I18N("chat_label"),
+                    height=560,
+                    layout="bubble",
+                    buttons=["copy"],
+                    placeholder=I18N("chat_placeholder"),
+                    feedback_options=None,
+                )
+                box = ImageTextbox(
+                    elem_id="input",
+                    file_types=["image"],
+                    file_count="multiple",
+                    sources=["upload"],
+                    placeholder=I18N("input_placeholder"),
+                    show_label=False,
+                    stop_btn=True,
+                    autofocus=True,
+                )
+                with gr.Row(elem_id="controls"):
+                    stop_btn = gr.Button(I18N("stop"), elem_id="stop", variant="stop", size="sm")
+                    retry_btn = gr.Button(I18N("retry"), elem_id="retry", size="sm")
+                    clear_btn = gr.Button(I18N("clear"), elem_id="clear", size="sm")
+                    download = gr.DownloadButton(
+                        I18N("download"), elem_id="download", interactive=False, size="sm"
+                    )
+                examples = gr.Examples(
+                    examples=example_values(),
+                    example_labels=[I18N(key) for key, _ in EXAMPLES],
+                    inputs=[box],
+                    label=I18N("examples"),
+                    cache_examples=False,
+                    api_visibility="private",
+                    elem_id="examples",
+                    examples_per_page=len(EXAMPLES),
+                )
+            with gr.Column(scale=2, min_width=320):
+                status = gr.Markdown(elem_id="run-status")
+                trace = gr.Chatbot(
+                    elem_id="trace",
+                    label=I18N("trace_label"),
+                    height=640,
+                    placeholder=I18N("trace_placeholder"),
+                    feedback_options=None,
+                    buttons=["copy_all"],
+                    group_consecutive_messages=False,
+                )
+        with gr.Accordion(I18N("settings"), open=False, elem_id="settings"):
+            with gr.Row():
+                source = gr.Radio(
+                    [("Offline demo model", "offline"), ("OpenAI-compatible API", "openai")],
+                    value=prefs0.source,
+                    label=I18N("source"),
+                    elem_id="source",
+                )
+                base_url = gr.Textbox(
+                    prefs0.base_url,
+                    label=I18N("base_url"),
+                    placeholder="https://api.openai.com/v1",
+                    elem_id="base-url",
+                )
+                model_name = gr.Textbox(
+                    prefs0.model,
+                    label=I18N("model_name"),
+                    placeholder=DEFAULT_OPENAI_MODEL,
+                    elem_id="model-name",
+                )
+                api_key = gr.Textbox(
+                    "",
+                    type="password",
+                    label=I18N("api_key"),
+                    info=I18N("api_key_info"),
+                    elem_id="api-key",
+                )
+            with gr.Row():
+                temperature = gr.Slider(
+                    0, 2, value=prefs0.temperature, step=0.1, label=I18N("temperature")
+                )
+                max_steps = gr.Slider(1, 50, value=prefs0.max_steps, step=1, label=I18N("steps"))
+                detail = gr.Radio(
+                    ["auto", "low", "high"], value=prefs0.image_detail, label=I18N("detail")
+                )
+                language = gr.Radio(
+                    [("English", "en"), ("中文", "zh")],
+                    value=prefs0.language,
+                    label=I18N("language"),
+                    elem_id="language",
+                )
+                style = gr.Radio(
+                    [("ReAct", "react"), ("Plugin task", "plugin-task")],
+                    value=prefs0.style,
+                    label=I18N("style"),
+                    elem_id="style",
+                )
+
+        outputs = [chatbot, trace, box, state, download, status]
+        turn = {"outputs": outputs, "concurrency_limit": 64, "show_progress": "hidden"}
+        submitted = box.submit(chat, [box, state], api_name="chat", **turn)
+        from_example = examples.load_input_event.then(
+            chat, [box, state], api_visibility="private", **turn
+        )
+        retried = retry_btn.click(retry, [state], api_visibility="private", **turn)
+        running = [submitted, from_example, retried]
+        for trigger in (stop_btn.click, box.stop):
+            trigger(stop, [state], outputs, cancels=running, api_visibility="private", queue=False)
+        clear_btn.click(clear, [state], outputs, cancels=running, api_visibility="private")
+        settings = {
+            "source": source,
+            "base_url": base_url,
+            "model": model_name,
+            "api_key": api_key,
+            "temperature": temperature,
+            "max_steps": max_steps,
+            "image_detail": detail,
+            "language": language,
+            "style": style,
+        }
+        for name, component in settings.items():
+            component.change(
+                set_pref(name),
+                [component, state],
+                [state, banner],
+                api_visibility="private",
+                show_progress="hidden",
+                queue=False,
+            )
+    return demo
+
+
+class ImageTextbox(gr.MultimodalTextbox):
+    """The multimodal textbox, with uploads checked by `agent.images` instead of by file type.
+
+    The browser's picker still offers images only; a file that is not one reaches the handler,
+    which says in one sentence why it was refused and keeps the rest of the turn.
+    """
+
+    is_template = True
+
+    def preprocess(self, payload: Any) -> Any:
+        if payload is None:
+            return None
+        return {"text": payload.text, "files": [f.path for f in payload.files]}
+
+
+def _file_path(item: Any) -> str:
+    if isinstance(item, dict):
+        return str(item.get("path") or item.get("name") or "")
+    return str(item)
+
+
+EXAMPLES: list[tuple[str, dict[str, Any]]] = [
+    ("ex_sign", {"text": "What does this sign say?", "files": ["sign.png"]}),
+    (
+        "ex_zoom",
+        {
+            "text": "Zoom into the bottom right corner and read the text there",
+            "files": ["label.png"],
+        },
+    ),
+    ("ex_calc", {"text": "What is 12.5% of 2480 plus 37?", "files": []}),
+    ("ex_convert", {"text": "convert 5 miles", "files": []}),
+    ("ex_clock", {"text": "北京现在几点？", "files": []}),
+    ("ex_unknown", {"text": "Who will win the next football World Cup?", "files": []}),
+]
+
+
+def example_values() -> list[list[dict[str, Any]]]:
+    return [
+        [{"text": value["text"], "files": [str(EXAMPLES_DIR / f) for f in value["files"]]}]
+        for _, value in EXAMPLES
+    ]
+
+
+def launch_options(env: Settings | None = None) -> dict[str, Any]:
+    """The launch arguments the page needs wherever it runs (tests use the same)."""
+    env = env or Settings()
+    return {
+        "max_file_size": int(env.max_upload_mb * 1024 * 1024),
+        "allowed_paths": [str(ASSETS)],
+        "i18n": I18N,
+        "theme": gr.themes.Soft(primary_hue="indigo", neutral_hue="slate"),
+        "css_paths": [str(ASSETS / "style.css")],
+        "footer_links": ["api", "gradio"],
+    }
+
+
+def main() -> None:
+    logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO"))
+    env = Settings()
+    demo = build_demo(env=env)
+    demo.queue(default_concurrency_limit=64)
+    demo.launch(
+        server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
+        server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
+        **launch_options(env),
+    )
+
+
+if __name__ == "__main__":
+    main()
