@@ -32,8 +32,17 @@ STEP = 'Thought: I should add.\nAction: calculator\nAction Input: {"expression":
 AFTER = "Observation: 4\nThought: I invented this observation.\nAnswer: 4"
 
 
+@pytest.fixture(scope="module")
+def stopping():
+    # Servers shut down in the background while later tests run; all are joined at the end.
+    servers: list[OpenAIServer] = []
+    yield servers
+    for server in servers:
+        server.join()
+
+
 @pytest.fixture
-def serve():
+def serve(stopping):
     servers: list[OpenAIServer] = []
 
     def start(*args, **kwargs) -> OpenAIServer:
@@ -43,7 +52,8 @@ def serve():
 
     yield start
     for server in servers:
-        server.stop()
+        server.stop(wait=False)
+        stopping.append(server)
 
 
 def make_model(server: OpenAIServer | None = None, **kwargs) -> OpenAIChatModel:
@@ -295,8 +305,8 @@ async def test_server_handles_concurrent_calls_without_blocking(serve):
     assert elapsed < 1.5, elapsed
 
 
-async def pieces_once(model: OpenAIChatModel) -> str:
-    return "".join([p async for p in model.stream(ask())])
+async def pieces_once(model: OpenAIChatModel, request: ModelRequest | None = None) -> str:
+    return "".join([p async for p in model.stream(request or ask())])
 
 
 async def test_server_speaks_plain_completions_and_lists_models(serve):
@@ -353,21 +363,28 @@ async def test_more_than_four_stop_strings_are_honoured_here(serve):
 
 
 @pytest.fixture(scope="module")
-def echo_servers():
+def echo_models():
+    # One loop and one client per server for all examples: building a client is the slow part.
     servers = [
         OpenAIServer(lambda body: body["messages"][-1]["content"], chunk_size=size).start()
         for size in (1, 5)
     ]
-    yield servers
+    loop = asyncio.new_event_loop()
+    models = [make_model(server) for server in servers]
+    yield loop, models
+    for model in models:
+        loop.run_until_complete(model.aclose())
+    loop.close()
     for server in servers:
         server.stop()
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(text=st.text(alphabet="Obsevation:\n Ax", min_size=1, max_size=60))
-def test_client_side_stop_never_passes_a_stop_line(echo_servers, text):
+def test_client_side_stop_never_passes_a_stop_line(echo_models, text):
     line = re.search(r"^[ \t]*Observation:", text, re.MULTILINE)
     expected = text[: line.start()] if line else text
-    for server in echo_servers:
-        model = make_model(server)
-        assert "".join(asyncio.run(pieces(model, ask(text)))) == expected
+    loop, models = echo_models
+
+    for model in models:
+        assert loop.run_until_complete(pieces_once(model, ask(text))) == expected

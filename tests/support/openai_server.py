@@ -180,9 +180,14 @@ class OpenAIServer:
             time.sleep(0.01)
         return self
 
-    def stop(self) -> None:
+    def stop(self, wait: bool = True) -> None:
+        """Shut down; with `wait=False` return at once and let `join()` wait later."""
         if self._server is not None:
             self._server.should_exit = True
+        if wait:
+            self.join()
+
+    def join(self) -> None:
         if self._thread is not None:
             self._thread.join(timeout=10)
 
