@@ -112,6 +112,8 @@ class Tool:
     triggers: ClassVar[Sequence[str]] = ()
     timeout: ClassVar[float] = 30.0
     uses_images: ClassVar[bool] = False
+    # Tools that prepare an image for others (zoom, edit) run first when several fit: stage 0.
+    stage: ClassVar[int] = 1
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
         """Arguments the offline model can read from `text`; missing ones are asked for."""

@@ -1,0 +1,226 @@
+"""Read the text in an image (OCR, Chinese and English), line by line in reading order."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from PIL import Image, ImageOps
+from pydantic import Field, field_validator
+
+from tools.base import StrictArgs, Tool, ToolContext, ToolResult
+
+# The engine drops anything below this itself; `min_confidence` filters above it.
+ENGINE_MIN_SCORE = 0.2
+# The engine cannot resize a strip thinner than this fraction of its length; such strips are
+# padded with their own background first.
+MIN_ASPECT = 1 / 40
+# What reaches the model stays readable; the page gets every line in `data`.
+MAX_TEXT_CHARS = 6000
+# Lines read with less confidence than this are marked for the model as doubtful.
+DOUBTFUL = 0.8
+
+_engine: Any = None
+_engine_lock = threading.Lock()
+# The engine keeps per-call settings on itself, so calls take turns.
+_call_lock = threading.Lock()
+
+
+def engine_loaded() -> bool:
+    return _engine is not None
+
+
+def get_engine() -> Any:
+    """The process-wide OCR engine, loaded on first use (a second or two)."""
+    global _engine
+    if _engine is None:
+        with _engine_lock:
+            if _engine is None:
+                from rapidocr_onnxruntime import RapidOCR
+
+                _engine = RapidOCR(text_score=ENGINE_MIN_SCORE, print_verbose=False)
+    return _engine
+
+
+class ReadTextArgs(StrictArgs):
+    image_id: str = Field(description="Which image to read text from, e.g. img_1.")
+    min_confidence: float = Field(
+        default=0.5,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "Leave out text read with less confidence than this, from 0 to 1 (default 0.5; "
+            "lower it to see doubtful readings too)."
+        ),
+    )
+
+    @field_validator("min_confidence", mode="before")
+    @classmethod
+    def _percent(cls, value: Any) -> Any:
+        # "80" or "80%" is a percentage in everyday speech.
+        try:
+            number = float(str(value).strip().rstrip("%"))
+        except ValueError:
+            return value
+        return number / 100 if 1 < number <= 100 else number
+
+
+def _image_id(text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
+    named = [i for i in re.findall(r"\bimg_\d+\b", text) if i in image_ids]
+    if named:
+        return {"image_id": named[0]}
+    if known.get("image_id"):
+        return {}
+    return {"image_id": image_ids[-1]} if image_ids else {}
+
+
+def _engine_input(image: Image.Image) -> Image.Image:
+    image = image.convert("RGB")
+    long_side = max(image.size)
+    if min(image.size) < long_side * MIN_ASPECT:
+        width = max(image.width, round(long_side * MIN_ASPECT))
+        height = max(image.height, round(long_side * MIN_ASPECT))
+        corner = image.getpixel((0, 0))
+        image = ImageOps.pad(image, (width, height), color=corner, centering=(0, 0))
+    return image
+
+
+def _is_cjk(ch: str) -> bool:
+    return "\u2e80" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" or "\uff00" <= ch <= "\uffef"
+
+
+def _join(left: str, right: str) -> str:
+    # Chinese has no spaces between words; Latin script does.
+    if left and right and _is_cjk(left[-1]) and _is_cjk(right[0]):
+        return left + right
+    return f"{left} {right}"
+
+
+def reading_order(pieces: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Group pieces (each with `text`, `confidence`, `box` [x0, y0, x1, y1]) into lines.
+
+    Pieces whose vertical middles fall inside a line's band join that line; lines run top to
+    bottom and pieces within a line left to right.
+    """
+    lines: list[list[dict[str, Any]]] = []
+    for piece in sorted(pieces, key=lambda p: (p["box"][1] + p["box"][3]) / 2):
+        y0, y1 = piece["box"][1], piece["box"][3]
+        middle, height = (y0 + y1) / 2, y1 - y0
+        for line in lines:
+            top = sum(p["box"][1] for p in line) / len(line)
+            bottom = sum(p["box"][3] for p in line) / len(line)
+            line_middle, line_height = (top + bottom) / 2, bottom - top
+            if abs(middle - line_middle) <= 0.5 * min(height, line_height):
+                line.append(piece)
+                break
+        else:
+            lines.append([piece])
+    result = []
+    for line in lines:
+        line.sort(key=lambda p: p["box"][0])
+        text = line[0]["text"]
+        for piece in line[1:]:
+            text = _join(text, piece["text"])
+        result.append(
+            {
+                "text": text,
+                "confidence": round(min(p["confidence"] for p in line), 3),
+                "box": [
+                    min(p["box"][0] for p in line),
+                    min(p["box"][1] for p in line),
+                    max(p["box"][2] for p in line),
+                    max(p["box"][3] for p in line),
+                ],
+                "pieces": line,
+            }
+        )
+    result.sort(key=lambda line: (line["box"][1] + line["box"][3]) / 2)
+    return result
+
+
+def recognise(image: Image.Image, min_confidence: float = 0.5) -> list[dict[str, Any]]:
+    """The text lines of `image` in reading order, with confidence and box in its pixels."""
+    engine = get_engine()
+    with _call_lock:
+        found, _ = engine(_engine_input(image))
+    pieces = []
+    for polygon, text, score in found or []:
+        text = str(text).strip()
+        if not text or float(score) < min_confidence:
+            continue
+        xs = [round(float(x)) for x, _ in polygon]
+        ys = [round(float(y)) for _, y in polygon]
+        box = [
+            max(0, min(xs)),
+            max(0, min(ys)),
+            min(image.width, max(xs)),
+            min(image.height, max(ys)),
+        ]
+        pieces.append({"text": text, "confidence": round(float(score), 3), "box": box})
+    return reading_order(pieces)
+
+
+class ReadText(Tool):
+    name = "read_text"
+    description = (
+        "Read the text in an image (OCR; Chinese and English), line by line in reading order. "
+        "Good for signs, documents, screenshots, labels. For tiny print, zoom first."
+    )
+    Args = ReadTextArgs
+    uses_images = True
+    # The first call loads the OCR models.
+    timeout = 120.0
+    triggers = (
+        r"\bread\b.*\b(?:small |fine )?print\b",
+        r"\bOCR\b",
+        r"\bread (?:the |this |out |all )?(?:text|words?|sign|label|writing|it|what)",
+        r"\btranscribe",
+        r"\btext\b",
+        r"\bwritten\b",
+        r"what does .* say",
+        r"what do(?:es)? (?:it|they|the \w+) say",
+        r"识别.*文字|文字识别|识字",
+        r"文字",
+        r"文本",
+        r"写了什么",
+        r"写的什么",
+        r"写着什么",
+        r"上面写",
+    )
+
+    def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
+        return _image_id(text, image_ids, known)
+
+    def run(self, args: ReadTextArgs, ctx: ToolContext) -> ToolResult:
+        image = ctx.open_image(args.image_id)
+        if not engine_loaded():
+            ctx.progress("loading OCR engine…")
+            get_engine()
+        ctx.progress("reading text…")
+        lines = recognise(image, args.min_confidence)
+        data = {"image_id": args.image_id, "lines": lines}
+        if not lines:
+            bar = args.min_confidence > ENGINE_MIN_SCORE
+            threshold = f" with confidence of at least {args.min_confidence:g}" if bar else ""
+            return ToolResult(
+                text=(
+                    f"No text was found in {args.image_id}{threshold}. If there is small print, "
+                    "zoom into it and read the zoomed image."
+                ),
+                data=data,
+            )
+        shown, length = [], 0
+        for line in lines:
+            entry = line["text"] + (" (?)" if line["confidence"] < DOUBTFUL else "")
+            if length + len(entry) > MAX_TEXT_CHARS:
+                shown.append(f"… and {len(lines) - len(shown)} more lines")
+                break
+            shown.append(entry)
+            length += len(entry) + 1
+        noun = "line" if len(lines) == 1 else "lines"
+        doubtful = any(line["confidence"] < DOUBTFUL for line in lines)
+        note = "; (?) marks a doubtful reading" if doubtful else ""
+        head = f"Text in {args.image_id} ({len(lines)} {noun}, top to bottom{note}):\n"
+        return ToolResult(text=head + "\n".join(shown), data=data)
