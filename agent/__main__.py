@@ -61,9 +61,7 @@ async def _main(args: argparse.Namespace) -> int:
         if event.type == "error":
             status = 1
         line = _line(event)
-        if line and not args.quiet:
-            print(line, flush=True)
-        elif line and event.type in ("error", "ask_user"):
+        if (line and not args.quiet) or (line and event.type in ("error", "ask_user")):
             print(line, flush=True)
     return status
 

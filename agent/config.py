@@ -37,7 +37,7 @@ class Settings(BaseSettings):
         default="auto", validation_alias="AGENT_IMAGE_DETAIL"
     )
     max_image_side: int = Field(
-        default=2048, ge=64, le=8192, validation_alias="AGENT_MAX_IMAGE_SIDE"
+        default=1568, ge=64, le=8192, validation_alias="AGENT_MAX_IMAGE_SIDE"
     )
     max_upload_mb: float = Field(default=20.0, gt=0, le=200, validation_alias="AGENT_MAX_UPLOAD_MB")
     tool_timeout: float = Field(default=30.0, gt=0, le=600, validation_alias="AGENT_TOOL_TIMEOUT")

@@ -18,7 +18,7 @@ from PIL import Image, ImageCms, ImageOps
 # that shell out (EPS). The JPEG opener also yields MPO, the JPEG a camera writes with a second
 # (depth or preview) frame. AVIF only where this Pillow was built with it.
 FORMATS = ("PNG", "JPEG", "GIF", "WEBP", "BMP", "TIFF", "AVIF")
-JPEG_QUALITY = 85
+JPEG_QUALITY = 80
 WEBP_QUALITY = 85
 # Up to this many distinct colours an image counts as a drawing (chart, diagram, scan, icon):
 # PNG keeps its edges and text exact and is usually smaller than JPEG for it. Grey images always
@@ -152,9 +152,9 @@ def encode(image: Image.Image, *, allow_webp: bool = True) -> tuple[bytes, str, 
     """Compact bytes for the model: (data, media type, file suffix).
 
     Photos go as JPEG q85: every vision API and every local server (llama.cpp decodes with
-    stb_image, which has no WebP) reads it, and at 2048 px it is a few hundred kB. Drawings
+    stb_image, which has no WebP) reads it, and at 1568 px it is a few hundred kB. Drawings
     (few colours) go as PNG, lossless and small for flat areas. See-through photos are the hard
-    case: PNG of a 2048 px RGBA photo runs to several MB, so they go as lossy WebP with exact
+    case: PNG of a 1568 px RGBA photo runs to several MB, so they go as lossy WebP with exact
     alpha, which OpenAI, vLLM and Ollama accept and which is about a tenth of the PNG. With
     `allow_webp=False` (a server without WebP) they go as PNG.
     """

@@ -28,7 +28,7 @@ from tools.base import ImageOut
 from .image_exif import read_exif
 from .image_prepare import TooManyPixels, encode, open_checked, prepare
 
-DEFAULT_MAX_SIDE = 2048
+DEFAULT_MAX_SIDE = 1568
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 # A 108-megapixel phone photo passes; a JPEG that large is decoded at 1/4 scale anyway.
 DEFAULT_MAX_PIXELS = 120_000_000

@@ -31,16 +31,25 @@ _LABEL = re.compile(
     re.IGNORECASE | re.MULTILINE | re.ASCII,
 )
 _LABEL_SPAN = 64
-_LABEL_WORDS = ("thoughts", "actioninput", "finalanswer", "answer", "observations")
+_LABEL_WORDS = (
+    "thought",
+    "thoughts",
+    "action",
+    "actioninput",
+    "finalanswer",
+    "answer",
+    "observation",
+    "observations",
+)
 # Labels written mid-line ("Thought: ... Action: zoom"), read only when nothing else decides.
 _MIDLINE = re.compile(
     r"(?<=\S)[ \t]+(?=(?:\*\*)?(?:Action Input|Action|Final Answer|Answer|Observation)"
     r"(?:\*\*)?[ \t]*[:：])"
 )
-_FENCED = re.compile(r"^```(?:[\w+-]*[ \t]*\n|[\w+-]+[ \t]+)?(.*?)\s*(?:```)?\s*$", re.DOTALL)
+_FENCE_LANG = re.compile(r"[\w+-]*")
+_FENCE_LANG_PREFIX = re.compile(r"^[\w+-]+[ \t]+(?=[{\[])")
 _FENCE_LINE = re.compile(r"^[ \t]*```[\w+-]*[ \t]*$", re.MULTILINE)
 _CALL = re.compile(r"^([A-Za-z_][\w.\-]*)[ \t]*\((.*)\)\s*$", re.DOTALL)
-_NAME_TRIM = re.compile(r"^[\s*`'\"\[<]+|[\s*`'\".,;:!?\]>]+$")
 _MD_ESCAPE = re.compile(r"(?<!\\)\\_")
 _TOOL_TAGS = re.compile(r"</?tool_call>|<\|python_tag\|>|<\|eom_id\|>|<\|eot_id\|>")
 _NO_TOOL = {"none", "n/a", "null", "no action", "nothing", "no tool"}
@@ -157,7 +166,7 @@ def _action(value: str, input_text: str | None, tools: Sequence[str]) -> tuple[s
         args = _as_input(rest) if rest.strip() else {}
     if input_text is not None and _clean_value(input_text):
         args = _as_input(input_text)
-    name = _NAME_TRIM.sub("", name)
+    name = _trim_name(name)
     if name.startswith("__") and name.endswith("__") and len(name) > 4:
         name = name[2:-2]
     if not name:
@@ -173,12 +182,16 @@ def _resolve(name: str, tools: Sequence[str]) -> str:
     return name
 
 
+def _trim_name(name: str) -> str:
+    return name.strip().lstrip(" \t*`'\"[<").rstrip(" \t*`'\".,;:!?]>").strip()
+
+
 def _key(name: str) -> str:
     return re.sub(r"[\s_\-]+", "_", name.strip().lower())
 
 
 def _is_no_tool(line: str) -> bool:
-    return _NAME_TRIM.sub("", line).lower() in _NO_TOOL
+    return _trim_name(line).lower() in _NO_TOOL
 
 
 def _bare_call(text: str, tools: Sequence[str]) -> tuple[str | None, dict] | None:
@@ -189,7 +202,7 @@ def _bare_call(text: str, tools: Sequence[str]) -> tuple[str | None, dict] | Non
     if call is None:
         return None
     name, args = call
-    tool = _resolve(_NAME_TRIM.sub("", name), tools)
+    tool = _resolve(_trim_name(name), tools)
     if tool not in tools and _key(tool) in {"final_answer", "answer"}:
         if isinstance(args, dict) and list(args) == ["input"]:
             args = args["input"]
@@ -321,9 +334,12 @@ def _wrap(value: Any) -> dict[str, Any]:
 
 def _strip_fence(text: str) -> str:
     text = text.strip()
-    match = _FENCED.match(text) if text.startswith("```") else None
-    if match:
-        return match[1].strip()
+    if text.startswith("```"):
+        text = text[3:].removesuffix("```")
+        first, newline, rest = text.partition("\n")
+        if newline and _FENCE_LANG.fullmatch(first.strip()):
+            return rest.strip()
+        return _FENCE_LANG_PREFIX.sub("", text).strip()
     if len(text) > 1 and text[0] == text[-1] == "`":
         return text.strip("`").strip()
     return text
@@ -368,7 +384,7 @@ class AnswerStream:
         self._state = "open"  # this line: open (may be a label), through, skip, action
         self._line = ""
         self._value: list[str] = []  # the raw answer, for the final trim in finish()
-        self._pending = ""
+        self._pending: list[str] = []  # held back: it may yet be trimmed from the end
         self._started = False
         self._sent = 0
 
@@ -383,16 +399,18 @@ class AnswerStream:
         return "".join(out)
 
     def finish(self) -> str:
+        """The rest of the answer, trimmed as `parse_step` trims it."""
+        out = ""
         if self._state == "open" and self._mode != "done":
             match = _LABEL.match(self._line)
             if match is None and self._mode == "answer":
-                self._push(self._line)
+                out = self._push(self._line)
             elif match is not None and self._mode == "seek" and _kind(match) == "answer":
-                self._push(self._line[match.end() :])
+                out = self._push(self._line[match.end() :])
         self._mode, self._line = "done", ""
         final = _clean_value("".join(self._value))
         tail, self._sent = final[self._sent :], max(self._sent, len(final))
-        return tail
+        return out + tail
 
     def _take(self, piece: str, ends_line: bool) -> str:
         out = ""
@@ -402,6 +420,8 @@ class AnswerStream:
             self._line += piece
             if self._state == "open":
                 out = self._decide(ends_line)
+            elif len(self._line) > _LABEL_SPAN:  # too long for "none": it names a tool
+                self._mode = "done"
         if ends_line:
             if self._state == "action" and not _is_no_tool(self._line):
                 self._mode = "done"
@@ -445,9 +465,9 @@ class AnswerStream:
         while keep and (text[keep - 1].isspace() or text[keep - 1] in "*`"):
             keep -= 1
         if not keep:
-            self._pending += text
+            self._pending.append(text)
             return ""
-        out = self._pending + text[:keep]
-        self._pending = text[keep:]
+        out = "".join(self._pending) + text[:keep]
+        self._pending = [text[keep:]]
         self._sent += len(out)
         return out

@@ -21,6 +21,7 @@ LABELS: dict[str, dict[str, str]] = {
         "images": "Images",
         "thinking": "Thinking…",
         "thought": "Thought",
+        "tool": "Tool",
         "running": "running…",
         "arguments": "Arguments",
         "result": "Result",
@@ -52,6 +53,7 @@ LABELS: dict[str, dict[str, str]] = {
         "images": "图片",
         "thinking": "思考中…",
         "thought": "思考",
+        "tool": "工具",
         "running": "运行中…",
         "arguments": "参数",
         "result": "结果",
@@ -141,7 +143,7 @@ class TurnView:
                 turn["metadata"]["log"] = event.model
             case "notice":
                 self.notices.append(event.message)
-                self._add(self._next("notice"), f"⚠️ {w['notice']}", event.message, status="done")
+                self._add(self._next("notice"), w["notice"], event.message, status="done")
             case "model_delta":
                 self._raw[event.step] = self._raw.get(event.step, "") + event.text
                 thought = streaming_thought(self._raw[event.step])
@@ -149,11 +151,11 @@ class TurnView:
                 if key in self._by_id:
                     self._by_id[key]["content"] = thought or w["thinking"]
                 elif thought:
-                    self._add(key, f"💭 {w['thought']} {event.step}", thought, status="pending")
+                    self._add(key, f"{w['thought']} {event.step}", thought, status="pending")
             case "thought":
                 key = f"thought-{event.step}"
                 if key not in self._by_id:
-                    self._add(key, f"💭 {w['thought']} {event.step}", "")
+                    self._add(key, f"{w['thought']} {event.step}", "")
                 message = self._by_id[key]
                 message["content"] = event.text
                 message["metadata"]["status"] = "done"
@@ -162,7 +164,7 @@ class TurnView:
                 content = f"**{w['arguments']}**\n{_block(event.arguments)}"
                 self._add(
                     f"call-{event.call_id}",
-                    f"🔧 {event.tool}",
+                    f"{w['tool']}: {event.tool}",
                     content,
                     status="pending",
                     log=w["running"],
@@ -174,14 +176,14 @@ class TurnView:
             case "tool_result":
                 self._tool_result(event)
             case "step_retry":
-                title = f"↻ {w['retry']} ({w['thought']} {event.step})"
+                title = f"{w['retry']} ({w['thought']} {event.step})"
                 self._add(self._next("retry"), title, event.reason, status="done")
             case "task_state":
                 self._task_state(event)
             case "ask_user":
                 self.final = event
                 self.answer = event.question
-                self._add(self._next("ask"), f"❓ {w['asked']}", event.question, status="done")
+                self._add(self._next("ask"), w["asked"], event.question, status="done")
             case "answer_delta":
                 self.answer += event.text
             case "answer":
@@ -189,8 +191,8 @@ class TurnView:
                 self.answer = event.text
             case "error":
                 self.final = event
-                self.answer = f"⚠️ {event.message}"
-                self._add(self._next("error"), f"❌ {w['error']}", event.message, status="done")
+                self.answer = event.message
+                self._add(self._next("error"), w["error"], event.message, status="done")
             case "run_finished":
                 self.stats = event
                 self._close_thoughts()
@@ -215,9 +217,9 @@ class TurnView:
                     meta["log"] = w["stopped"]
         turn = self._by_id[self.turn_id]
         turn["metadata"]["log"] = w["stopped"]
-        self._add(self._next("stopped"), f"⏹ {w['stopped']}", w["stopped_text"], status="done")
+        self._add(self._next("stopped"), w["stopped"], w["stopped_text"], status="done")
         if not self.answer:
-            self.answer = f"⏹ {w['stopped_text']}"
+            self.answer = w["stopped_text"]
 
     @property
     def done(self) -> bool:
@@ -239,7 +241,7 @@ class TurnView:
         w = self.words
         key = f"call-{event.call_id}"
         if key not in self._by_id:
-            self._add(key, f"🔧 {event.tool}", "")
+            self._add(key, f"{w['tool']}: {event.tool}", "")
         message = self._by_id[key]
         label = w["result"] if event.ok else f"{w['result']} ({w['failed']})"
         text = event.text if event.ok else (event.error or event.text)
@@ -247,7 +249,7 @@ class TurnView:
         paths = [i.path for i in event.images if i.path]
         message["content"] = [body, *({"path": p} for p in paths)] if paths else body
         message["metadata"].update(
-            title=f"{'🔧' if event.ok else '❌'} {event.tool}",
+            title=f"{w['tool']}: {event.tool}" + ("" if event.ok else f" ({w['failed']})"),
             status="done",
             duration=round(event.duration, 2),
             log="" if event.ok else w["failed"],
@@ -261,7 +263,7 @@ class TurnView:
         known = ", ".join(f"{k} = {v}" for k, v in event.known.items()) or w["nothing"]
         missing = ", ".join(event.missing) or w["nothing"]
         content = f"**{w['known']}:** {known}\n\n**{w['missing']}:** {missing}"
-        title = f"📋 {w['task']}: {event.tool or '—'}"
+        title = f"{w['task']}: {event.tool or '—'}"
         status_word = w["status"].get(event.status, event.status)
         if key in self._by_id:
             message = self._by_id[key]

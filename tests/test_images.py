@@ -167,7 +167,7 @@ def test_large_jpeg_is_decoded_at_reduced_scale(store: ImageStore, monkeypatch) 
 
 def test_long_thin_image_keeps_at_least_one_pixel(store: ImageStore) -> None:
     ref = store.load(encoded(Image.new("RGB", (5000, 2), "white"), "PNG"))
-    assert (ref.width, ref.height) == (2048, 1)
+    assert (ref.width, ref.height) == (DEFAULT_MAX_SIDE, 1)
 
 
 def test_file_over_the_byte_limit_is_refused_before_it_is_read(tmp_path: Path, monkeypatch) -> None:
@@ -447,7 +447,10 @@ def test_add_accepts_every_mode(store: ImageStore, mode: str) -> None:
 def test_add_downscales_and_numbers_after_uploads(store: ImageStore) -> None:
     store.load(encoded(photo(50, 50), "PNG"))
     out = store.add(photo(4096, 1024), label="panorama")
-    assert out.id == "img_2" and (out.width, out.height) == (2048, 512)
+    assert out.id == "img_2" and (out.width, out.height) == (
+        DEFAULT_MAX_SIDE,
+        DEFAULT_MAX_SIDE // 4,
+    )
     assert store.ids() == ["img_1", "img_2"]
     assert store.refs()[1].label == "panorama"
 

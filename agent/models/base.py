@@ -11,7 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field
 class ModelError(Exception):
     """The model could not answer. `str(error)` is one sentence a person can act on."""
 
-    def __init__(self, message: str, *, status_code: int | None = None, kind: str = "model") -> None:
+    def __init__(
+        self, message: str, *, status_code: int | None = None, kind: str = "model"
+    ) -> None:
         super().__init__(message)
         self.status_code = status_code
         self.kind = kind
@@ -50,5 +52,5 @@ class ChatModel(Protocol):
     offline: bool
 
     def stream(self, request: ModelRequest) -> AsyncIterator[str]:
-        """Yield the reply in pieces; raise `ModelError` on failure. Closing the iterator stops it."""
+        """Yield the reply in pieces; raise `ModelError` on failure. Closing it stops it."""
         ...

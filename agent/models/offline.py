@@ -24,7 +24,9 @@ _END = re.compile(
     r"^\W*(bye|goodbye|good bye|see you|that'?s all|quit|exit|end|再见|拜拜|结束|没有了|不用了)\W*$",
     re.IGNORECASE,
 )
-_CANCEL = re.compile(r"\b(never ?mind|forget it|cancel|stop that)\b|算了|取消|不要了", re.IGNORECASE)
+_CANCEL = re.compile(
+    r"\b(never ?mind|forget it|cancel|stop that)\b|算了|取消|不要了", re.IGNORECASE
+)
 _VAGUE = re.compile(
     r"^\W*(hi|hello|hey|help|help me|can you help( me)?|i need (some )?help|do something|"
     r"something|i have a question|你好|您好|帮帮我|帮我|帮个忙|我有个问题|在吗)\W*$",
@@ -95,8 +97,9 @@ class OfflineModel:
             return self._after_observation(request, words)
         question = request.question.strip()
         if _END.match(question):
-            return _action(request, words["end_thought"], "end_conversation",
-                           {"end_phrase": words["end"]})
+            return _action(
+                request, words["end_thought"], "end_conversation", {"end_phrase": words["end"]}
+            )
         tools = {tool.name: tool for tool in request.tools}
         if request.pending_tool and _CANCEL.search(question):
             return f"Thought: {words['cancel_thought']}\nAnswer: {words['cancel']}"
@@ -111,8 +114,9 @@ class OfflineModel:
             args = _extract(tool, question, request.image_ids, {})
             return _action(request, words["pick"].format(tool=tool.name), tool.name, args)
         if not question or _VAGUE.match(question):
-            return _action(request, words["vague"], "ASK_USER_FOR_INTENT",
-                           {"question": words["intent"]})
+            return _action(
+                request, words["vague"], "ASK_USER_FOR_INTENT", {"question": words["intent"]}
+            )
         return _action(request, words["no_tool"], "TOOL_OTHER", {"intent": question})
 
     def _after_observation(self, request: ModelRequest, words: dict[str, str]) -> str:
@@ -168,8 +172,10 @@ def _action(request: ModelRequest, thought: str, tool: str, args: dict[str, Any]
             {"content": thought, "tool_to_use_for_user": target, "known_params": known},
             ensure_ascii=False,
         )
-    return (f"Thought: {thought}\nAction: {tool}\n"
-            f"Action Input: {json.dumps(args, ensure_ascii=False, default=str)}")
+    return (
+        f"Thought: {thought}\nAction: {tool}\n"
+        f"Action Input: {json.dumps(args, ensure_ascii=False, default=str)}"
+    )
 
 
 _CONTROL = {"end_conversation", "ASK_USER_FOR_INTENT", "ASK_USER_FOR_REQUIRED_PARAMS", "TOOL_OTHER"}

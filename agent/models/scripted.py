@@ -20,8 +20,13 @@ class ScriptedModel:
 
     offline = False
 
-    def __init__(self, replies: Iterable[Reply], delay: float = 0.0, chunk_size: int = 8,
-                 name: str = "scripted") -> None:
+    def __init__(
+        self,
+        replies: Iterable[Reply],
+        delay: float = 0.0,
+        chunk_size: int = 8,
+        name: str = "scripted",
+    ) -> None:
         self.replies = list(replies)
         self.delay = delay
         self.chunk_size = max(1, chunk_size)
