@@ -31,16 +31,7 @@ _LABEL = re.compile(
     re.IGNORECASE | re.MULTILINE | re.ASCII,
 )
 _LABEL_SPAN = 64
-_LABEL_WORDS = (
-    "thought",
-    "thoughts",
-    "action",
-    "actioninput",
-    "finalanswer",
-    "answer",
-    "observation",
-    "observations",
-)
+_LABEL_WORDS = "thought thoughts action actioninput finalanswer answer observation observations"
 # Labels written mid-line ("Thought: ... Action: zoom"), read only when nothing else decides.
 _MIDLINE = re.compile(
     r"(?<=\S)[ \t]+(?=(?:\*\*)?(?:Action Input|Action|Final Answer|Answer|Observation)"
@@ -50,6 +41,8 @@ _FENCE_LANG = re.compile(r"[\w+-]*")
 _FENCE_LANG_PREFIX = re.compile(r"^[\w+-]+[ \t]+(?=[{\[])")
 _FENCE_LINE = re.compile(r"^[ \t]*```[\w+-]*[ \t]*$", re.MULTILINE)
 _CALL = re.compile(r"^([A-Za-z_][\w.\-]*)[ \t]*\((.*)\)\s*$", re.DOTALL)
+_INLINE_INPUT = re.compile(r"[ \t,;]+(?:\*\*)?Action[ \t_]*Input(?:\*\*)?[ \t]*[:：]", re.I)
+_INLINE_JSON = re.compile(r"^[`*'\"]*([A-Za-z_][\w.\-]*)[`*'\"]*[ \t]*[:,]?[ \t]*([{\[].*)$", re.S)
 _MD_ESCAPE = re.compile(r"(?<!\\)\\_")
 _TOOL_TAGS = re.compile(r"</?tool_call>|<\|python_tag\|>|<\|eom_id\|>|<\|eot_id\|>")
 _NO_TOOL = {"none", "n/a", "null", "no action", "nothing", "no tool"}
@@ -92,14 +85,22 @@ def parse_step(text: str, tools: Sequence[str] = ()) -> Step:
     """Read one step from `text`; raise `ParseError` when it holds none."""
     if not text.strip():
         raise ParseError("the reply was empty", tools)
+    try:
+        step = _parse(text, tools)
+    except RecursionError as error:
+        raise ParseError("it is nested too deeply to read", tools) from error
+    return step.model_copy(update={"raw": text})
+
+
+def _parse(text: str, tools: Sequence[str]) -> Step:
     marks = _labels(text)
     if not marks:
         call = _bare_call(text, tools)
         if call is None:
-            return Step(kind="answer", answer=text.strip(), raw=text)
+            return Step(kind="answer", answer=text.strip())
         if call[0] is None:
-            return Step(kind="answer", answer=call[1]["input"], raw=text)
-        return Step(kind="action", tool=call[0], tool_input=call[1], raw=text)
+            return Step(kind="answer", answer=call[1]["input"])
+        return Step(kind="action", tool=call[0], tool_input=call[1])
     step = _read(text, marks, tools)
     if step is None:
         spread = _MIDLINE.sub("\n", text)
@@ -108,7 +109,7 @@ def parse_step(text: str, tools: Sequence[str] = ()) -> Step:
         kinds = {kind for kind, _, _ in marks}
         reason = "there is an Action Input but no Action line naming the tool"
         raise ParseError(reason if "actioninput" in kinds else "it has no Action or Answer", tools)
-    return step.model_copy(update={"raw": text})
+    return step
 
 
 def _labels(text: str) -> list[tuple[str, int, int]]:
@@ -156,11 +157,15 @@ def _thought(value: str) -> dict[str, Any]:
 
 def _action(value: str, input_text: str | None, tools: Sequence[str]) -> tuple[str, dict]:
     text = _MD_ESCAPE.sub("_", _clean_value(value))
-    if not text:
-        raise ParseError("the Action line names no tool", tools)
+    same_line = _INLINE_INPUT.search(text.split("\n", 1)[0])
+    if same_line and input_text is None:  # "Action: zoom, Action Input: {...}"
+        text, input_text = text[: same_line.start()], text[same_line.end() :]
     call = _call(text) or (_json_call(text) if text.startswith(("{", "```")) else None)
+    inline = _INLINE_JSON.match(text)
     if call is not None:
         name, args = call[0], _to_input(call[1])
+    elif inline:  # "Action: zoom {"image_id": "img_1"}"
+        name, args = inline[1], _as_input(inline[2])
     else:
         name, _, rest = text.partition("\n")
         args = _as_input(rest) if rest.strip() else {}
@@ -270,6 +275,8 @@ def _load(text: str) -> Any:
     s = _strip_fence(text)
     if not s:
         return None
+    if s.startswith("{{") and s.endswith("}}"):  # braces doubled as in the prompt template
+        s = s[1:-1]
     try:
         value, end = _DECODER.raw_decode(s)
         if isinstance(value, dict | list) or not s[end:].strip():
@@ -362,7 +369,7 @@ def _maybe_label(line: str) -> bool:
     if len(line) > _LABEL_SPAN:
         return False
     core = re.sub(r"[ \t_]", "", line.lstrip(" \t#>-•*_").lower())
-    for word in _LABEL_WORDS:
+    for word in _LABEL_WORDS.split():
         if word.startswith(core) or (core.startswith(word) and not core[len(word) :].strip("*")):
             return True
     return False

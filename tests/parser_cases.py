@@ -447,6 +447,29 @@ CASES: list[tuple[str, str, dict]] = [
     ),
 ]
 
+CASES += [
+    (
+        "input-on-the-action-line",
+        'Thought: zoom\nAction: zoom {"image_id": "img_1", "factor": 2}',
+        {"kind": "action", "tool": "zoom", "tool_input": {"image_id": "img_1", "factor": 2}},
+    ),
+    (
+        "action-input-label-on-the-action-line",
+        'Action: `zoom`, Action Input: {"image_id": "img_1"}',
+        {"kind": "action", "tool": "zoom", "tool_input": {"image_id": "img_1"}},
+    ),
+    (
+        "braces-doubled-as-in-the-template",
+        'Action: ocr\nAction Input: {{"image_id": "img_1", "lang": "en"}}',
+        {"kind": "action", "tool": "ocr", "tool_input": {"image_id": "img_1", "lang": "en"}},
+    ),
+    (
+        "small-model-italic-labels",
+        "*Thought:* it is a dog\n*Answer:* A golden retriever.",
+        {"kind": "answer", "answer": "A golden retriever.", "thought": "it is a dog"},
+    ),
+]
+
 # Replies with no usable step, and a word the retry message must carry about why.
 ERRORS: list[tuple[str, str, str]] = [
     ("empty", "", "empty"),

@@ -202,6 +202,16 @@ def test_stream_of_a_label_at_the_very_end() -> None:
     assert stream("Thought: x\nAnswer:", 4) == ""
 
 
+def test_stream_releases_a_held_line_at_the_end() -> None:
+    # A line that might have become a label is held; at the end it belongs to the answer.
+    assert stream("ANSWER:0\n#", 1) == "0\n#" == parse_step("ANSWER:0\n#").answer
+
+
+def test_stream_sees_a_bold_action_label_in_any_chunking() -> None:
+    reply = "**ACTION**: zoom\nANSWER: 0"
+    assert [stream(reply, size) for size in SIZES] == ["", "", "", ""]
+
+
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(REPLIES, st.integers(min_value=1, max_value=9))
 def test_stream_agrees_with_the_parser_for_any_chunking(reply: str, size: int) -> None:
