@@ -140,6 +140,9 @@ def _read(text: str, marks: list[tuple[str, int, int]], tools: Sequence[str]) ->
                 continue
             has_input = i + 1 < len(marks) and marks[i + 1][0] == "actioninput"
             tool, tool_input = _action(values[i], values[i + 1] if has_input else None, tools)
+            answer = _answer_tool(tool, tool_input, tools)
+            if answer:
+                return Step(kind="answer", answer=answer, **_thought(thought))
             return Step(kind="action", tool=tool, tool_input=tool_input, **_thought(thought))
     return None
 
@@ -206,16 +209,19 @@ def _bare_call(text: str, tools: Sequence[str]) -> tuple[str | None, dict] | Non
     call = _json_call(text) if text.startswith("{") else _call(text)
     if call is None:
         return None
-    name, args = call
-    tool = _resolve(_trim_name(name), tools)
-    if tool not in tools and _key(tool) in {"final_answer", "answer"}:
-        if isinstance(args, dict) and list(args) == ["input"]:
-            args = args["input"]
-        answer = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
+    tool, args = _resolve(_trim_name(call[0]), tools), _to_input(call[1])
+    answer = _answer_tool(tool, args, tools)
+    if answer:
         return None, {"input": answer}
-    if tool in tools or text.startswith("{"):
-        return tool, _to_input(args)
-    return None
+    return (tool, args) if tool in tools or text.startswith("{") else None
+
+
+def _answer_tool(tool: str, args: dict[str, Any], tools: Sequence[str]) -> str | None:
+    """`Final Answer` written as a tool (as JSON-style agents do): its input is the answer."""
+    if tool in tools or _key(tool) not in {"final_answer", "answer"} or not args:
+        return None
+    value = next(iter(args.values())) if len(args) == 1 else args
+    return value.strip() if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def _json_call(text: str) -> tuple[str, Any] | None:

@@ -470,6 +470,19 @@ CASES += [
     ),
 ]
 
+CASES += [
+    (
+        "final-answer-written-as-a-tool",
+        "Thought: I know it now.\nAction: Final Answer\nAction Input: The sign says STOP.",
+        {"kind": "answer", "answer": "The sign says STOP.", "thought": "I know it now."},
+    ),
+    (
+        "final-answer-tool-with-json",
+        'Action: final_answer\nAction Input: {"answer": "Two cats."}',
+        {"kind": "answer", "answer": "Two cats."},
+    ),
+]
+
 # Replies with no usable step, and a word the retry message must carry about why.
 ERRORS: list[tuple[str, str, str]] = [
     ("empty", "", "empty"),

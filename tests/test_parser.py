@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -134,9 +135,8 @@ def stream(reply: str, size: int) -> str:
 SIZES = [1, 3, 7, 10_000]
 # Answers read from a line-start label; plain prose and JSON calls stream nothing (the caller
 # sends the parsed answer then).
-LABELLED_ANSWERS = [
-    c for c in CASES if c[2]["kind"] == "answer" and "Answer" in c[1] and not c[1].startswith("{")
-]
+ANSWER_LABEL = re.compile(r"^[-#* ]*(final )?answer\**[:：]", re.IGNORECASE | re.MULTILINE)
+LABELLED_ANSWERS = [c for c in CASES if c[2]["kind"] == "answer" and ANSWER_LABEL.search(c[1])]
 
 
 @pytest.mark.parametrize("size", SIZES)
