@@ -169,10 +169,10 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "chat_label": "Conversation",
         "chat_placeholder": "Ask something, or attach images and ask about them.",
         "input_placeholder": "Type a question; drop, paste or pick images…",
-        "stop": "⏹ Stop",
-        "retry": "↻ Retry",
-        "clear": "🗑 Clear",
-        "download": "⬇ Trace (JSON)",
+        "stop": "Stop",
+        "retry": "Retry",
+        "clear": "Clear",
+        "download": "Download trace (JSON)",
         "examples": "Examples",
         "trace_label": "Trace",
         "trace_placeholder": "Each Thought, tool call and result appears here as it happens.",
@@ -188,12 +188,7 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "language": "Language",
         "style": "Prompt style",
         "empty_input": "Type a question or attach an image first.",
-        "ex_sign": "📖 Read the text on a sign",
-        "ex_zoom": "🔍 Zoom into small print, then read it",
-        "ex_calc": "🧮 A calculation",
-        "ex_convert": "📏 Convert 5 miles (asks for the unit)",
-        "ex_clock": "🕐 北京现在几点？",
-        "ex_unknown": "❔ A question no tool can answer",
+        "working": "Working…",
     },
     "zh": {
         "header": "## 多模态 ReAct 智能体\n输入问题、拖入图片，在右侧追踪面板中实时查看每一步思考、"
@@ -205,10 +200,10 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "chat_label": "对话",
         "chat_placeholder": "提个问题，或附上图片并就图片提问。",
         "input_placeholder": "输入问题；可拖入、粘贴或选择图片…",
-        "stop": "⏹ 停止",
-        "retry": "↻ 重试",
-        "clear": "🗑 清空",
-        "download": "⬇ 追踪记录（JSON）",
+        "stop": "停止",
+        "retry": "重试",
+        "clear": "清空",
+        "download": "下载追踪记录（JSON）",
         "examples": "示例",
         "trace_label": "追踪",
         "trace_placeholder": "每一步思考、工具调用和结果都会实时显示在这里。",
@@ -224,12 +219,7 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "language": "语言",
         "style": "提示词风格",
         "empty_input": "请先输入问题或附上图片。",
-        "ex_sign": "📖 识别招牌上的文字",
-        "ex_zoom": "🔍 放大小字再识别",
-        "ex_calc": "🧮 计算",
-        "ex_convert": "📏 换算 5 英里（会追问目标单位）",
-        "ex_clock": "🕐 北京现在几点？",
-        "ex_unknown": "❔ 没有工具能回答的问题",
+        "working": "处理中…",
     },
 }
 # The page follows the browser's language; zh-CN and zh-TW browsers both get Chinese.
@@ -271,10 +261,10 @@ def status_text(state: PageState) -> str:
         return ""
     view = state.turns[-1].view
     if view.stats_line:
-        return f"✅ {view.stats_line}"
+        return view.stats_line
     if view.model:
-        return f"⏳ {view.model}…"
-    return "⏳"
+        return f"{t('working', state.prefs.language)} · {view.model}"
+    return t("working", state.prefs.language)
 
 
 _KEEP = object()
@@ -366,7 +356,7 @@ def build_demo(
                 record.view.apply(event)
                 if event.type == "answer_delta" and not event.text:
                     continue
-                if event.type == "run_finished":
+                if record.view.done:
                     state.write_trace(record)
                 yield page_update(state)
 
@@ -452,7 +442,7 @@ def build_demo(
                     )
                 examples = gr.Examples(
                     examples=example_values(),
-                    example_labels=[I18N(key) for key, _ in EXAMPLES],
+                    example_labels=[label for label, _ in EXAMPLES],
                     inputs=[box],
                     label=I18N("examples"),
                     cache_examples=False,
@@ -575,18 +565,19 @@ def _file_path(item: Any) -> str:
 
 
 EXAMPLES: list[tuple[str, dict[str, Any]]] = [
-    ("ex_sign", {"text": "What does this sign say?", "files": ["sign.png"]}),
+    ("Read the text on a sign", {"text": "What does this sign say?", "files": ["sign.png"]}),
     (
-        "ex_zoom",
+        "Zoom into small print, then read it",
         {
             "text": "Zoom into the bottom right corner and read the text there",
             "files": ["label.png"],
         },
     ),
-    ("ex_calc", {"text": "What is 12.5% of 2480 plus 37?", "files": []}),
-    ("ex_convert", {"text": "convert 5 miles", "files": []}),
-    ("ex_clock", {"text": "北京现在几点？", "files": []}),
-    ("ex_unknown", {"text": "Who will win the next football World Cup?", "files": []}),
+    ("A calculation", {"text": "What is 12.5% of 2480 plus 37?", "files": []}),
+    ("Convert 5 miles (asks for the unit)", {"text": "convert 5 miles", "files": []}),
+    ("中文：北京现在几点？", {"text": "北京现在几点？", "files": []}),
+    ("中文：现在几点了？（会追问城市）", {"text": "现在几点了？", "files": []}),
+    ("A question no tool can answer", {"text": "Who will win the next World Cup?", "files": []}),
 ]
 
 

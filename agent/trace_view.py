@@ -275,7 +275,7 @@ class TurnView:
     def _close_thoughts(self) -> None:
         for message in self.messages:
             meta = message["metadata"]
-            if str(meta.get("id", "")).startswith("thought-") and meta.get("status") == "pending":
+            if "/thought-" in str(meta.get("id", "")) and meta.get("status") == "pending":
                 meta["status"] = "done"
 
     def _next(self, kind: str) -> str:

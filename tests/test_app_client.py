@@ -1,0 +1,136 @@
+"""The launched page through `gradio_client`, as scripted QA uses it: the `/chat` endpoint."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+from gradio_client import Client, handle_file
+
+import app
+from agent.models import OfflineModel, ScriptedModel
+
+EXAMPLES = Path(app.__file__).resolve().parent / "assets" / "examples"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serve(demo):
+    port = free_port()
+    demo.queue(default_concurrency_limit=64)
+    demo.launch(prevent_thread_lock=True, server_port=port, quiet=True, **app.launch_options())
+    return f"http://127.0.0.1:{port}/"
+
+
+@pytest.fixture(scope="module")
+def url():
+    demo = app.build_demo(model_factory=lambda prefs: OfflineModel())
+    try:
+        yield serve(demo)
+    finally:
+        demo.close()
+
+
+def text_of(message: dict) -> str:
+    return " ".join(part.get("text", "") for part in message["content"])
+
+
+def chat(client: Client, text: str, files=()) -> tuple:
+    return client.predict(
+        {"text": text, "files": [handle_file(str(f)) for f in files]}, api_name="/chat"
+    )
+
+
+def test_only_chat_is_offered_to_clients(url):
+    endpoints = Client(url, verbose=False).view_api(print_info=False, return_format="dict")
+    assert list(endpoints["named_endpoints"]) == ["/chat"]
+    assert not endpoints["unnamed_endpoints"]
+
+
+def test_turn_with_an_image(url):
+    client = Client(url, verbose=False)
+    conversation, trace, _, _, status = chat(
+        client, "What does this sign say?", [EXAMPLES / "sign.png"]
+    )
+    user, reply = conversation
+    assert [part["type"] for part in user["content"]] == ["text", "file"]
+    assert "LIBRARY" in text_of(reply)
+    titles = [m["metadata"]["title"] for m in trace]
+    assert "Tool: read_text" in titles
+    assert trace[0]["metadata"]["status"] == "done"
+    assert "model call" in status and "offline demo model" in status
+
+
+def test_same_client_continues_the_conversation(url):
+    client = Client(url, verbose=False)
+    conversation, *_ = chat(client, "convert 5 miles")
+    assert "unit" in text_of(conversation[-1]).lower()
+    conversation, trace, *_ = chat(client, "km")
+    assert len(conversation) == 4
+    assert "8.0" in text_of(conversation[-1]) and "km" in text_of(conversation[-1])
+    assert trace[0]["metadata"]["id"] == "turn-1" and any(
+        m["metadata"]["id"] == "turn-2" for m in trace
+    )
+
+
+def test_other_clients_have_their_own_conversation(url):
+    first, second = Client(url, verbose=False), Client(url, verbose=False)
+    chat(first, "convert 5 miles")
+    conversation, *_ = chat(second, "km")
+    assert len(conversation) == 2
+    assert "8.0" not in text_of(conversation[-1])
+
+
+def test_upload_that_is_not_an_image(url, tmp_path):
+    client = Client(url, verbose=False)
+    chat(client, "convert 5 miles")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("just some words")
+    with pytest.raises(Exception, match=r"notes\.txt is not an image"):
+        chat(client, "", [notes])
+    conversation, trace, *_ = chat(client, "km", [notes])
+    assert "8.0" in text_of(conversation[-1])
+    assert any("notes.txt" in text_of(m) for m in trace if m["metadata"]["title"] == "Notice")
+    # The refused file is not shown as the person's upload.
+    assert [part["type"] for part in conversation[-2]["content"]] == ["text"]
+
+
+def test_trace_download_and_scripted_model(tmp_path):
+    replies = [
+        'Thought: add them.\nAction: calculator\nAction Input: {"expression": "2+3"}',
+        "Thought: done.\nAnswer: It is 5.",
+    ]
+    demo = app.build_demo(model_factory=lambda prefs: ScriptedModel(list(replies), name="fake"))
+    try:
+        client = Client(serve(demo), verbose=False)
+        conversation, _, _, download, status = chat(client, "what is 2+3?")
+    finally:
+        demo.close()
+    assert text_of(conversation[-1]) == "It is 5."
+    assert status.startswith("fake · 2 model call(s)")
+    from agent.events import load_trace
+
+    events = load_trace(Path(download["value"]).read_bytes())
+    assert [e.type for e in events][-2:] == ["run_finished", "answer"]
+
+
+def test_hosted_model_without_key_or_url_says_what_to_do():
+    env = app.Settings()
+    prefs = app.Prefs(source="openai", base_url="", api_key="")
+    if app.server_key(env, None):
+        pytest.skip("the environment has a key")
+    with pytest.raises(app.ModelNotConfigured, match="API key or a base URL"):
+        app.default_model(prefs, env)
+
+
+def test_server_key_goes_only_where_it_was_configured():
+    env = app.Settings(OPENAI_API_KEY="sk-server", OPENAI_BASE_URL=None, HF_TOKEN="hf-server")
+    assert app.server_key(env, None) == "sk-server"
+    assert app.server_key(env, "http://attacker.example/v1") == ""
+    assert app.server_key(env, app.HF_ROUTER_URL) == "hf-server"
+    assert "sk-server" not in repr(app.Prefs(api_key="sk-server"))

@@ -1,0 +1,205 @@
+"""The event -> trace-panel mapping, event by event, without Gradio."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.events import (
+    Answer,
+    AnswerDelta,
+    AskUser,
+    ErrorEvent,
+    ImageInfo,
+    ModelDelta,
+    Notice,
+    RunFinished,
+    RunStarted,
+    StepRetry,
+    TaskState,
+    Thought,
+    ToolCall,
+    ToolProgress,
+    ToolResultEvent,
+)
+from agent.trace_view import TurnView, render, streaming_thought, user_message
+
+
+def titled(view: TurnView, prefix: str) -> list[dict]:
+    return [m for m in view.messages if m["metadata"]["title"].startswith(prefix)]
+
+
+def test_turn_message_opens_pending_and_names_the_model_and_images():
+    view = TurnView(2, "en", "what does it say?")
+    view.apply(
+        RunStarted(
+            run_id="r1",
+            model="gpt-4o-mini",
+            images=[ImageInfo(id="img_1", width=640, height=480)],
+        )
+    )
+    turn = view.messages[0]
+    assert turn["metadata"]["id"] == "turn-2"
+    assert turn["metadata"]["status"] == "pending"
+    assert "what does it say?" in turn["metadata"]["title"]
+    assert "gpt-4o-mini" in turn["content"] and "img_1 640×480" in turn["content"]
+
+
+def test_offline_model_is_labelled_once():
+    view = render([RunStarted(run_id="r", model="offline demo model", offline=True)])
+    assert view.messages[0]["content"].count("offline") == 1
+    view = render([RunStarted(run_id="r", model="tiny", offline=True)])
+    assert "(offline demo model)" in view.messages[0]["content"]
+
+
+def test_thought_streams_without_label_or_action_then_settles():
+    view = TurnView()
+    view.apply(ModelDelta(step=1, text="Thought: I should zo"))
+    (thought,) = titled(view, "Thought 1")
+    assert thought["content"] == "I should zo"
+    assert thought["metadata"]["status"] == "pending"
+    assert thought["metadata"]["parent_id"] == "turn-1"
+    view.apply(ModelDelta(step=1, text='om in.\nAction: zoom\nAction Input: {"image_id"'))
+    assert thought["content"] == "I should zoom in."
+    view.apply(Thought(step=1, text="I should zoom in."))
+    assert thought["metadata"]["status"] == "done"
+    assert len(titled(view, "Thought")) == 1
+
+
+def test_streaming_thought_hides_the_answer_part():
+    assert streaming_thought("Thought: done.\nAnswer: 42") == "done."
+    assert streaming_thought("Thought：想一想") == "想一想"
+
+
+def test_tool_call_shows_arguments_at_once_with_running_indicator_then_result():
+    view = TurnView()
+    view.apply(ToolCall(step=1, call_id="c1", tool="zoom", arguments={"image_id": "img_1"}))
+    (call,) = titled(view, "Tool: zoom")
+    assert '"image_id": "img_1"' in call["content"]
+    assert call["metadata"]["status"] == "pending"
+    assert call["metadata"]["log"] == "running…"
+    view.apply(ToolProgress(call_id="c1", message="cropping…"))
+    assert call["metadata"]["log"] == "cropping…"
+    made = ImageInfo(id="img_2", width=800, height=600, path="/tmp/img_2.png")
+    view.apply(
+        ToolResultEvent(
+            step=1,
+            call_id="c1",
+            tool="zoom",
+            ok=True,
+            text="new image img_2",
+            duration=0.4321,
+            images=[made],
+        )
+    )
+    assert call["metadata"]["status"] == "done"
+    assert call["metadata"]["duration"] == 0.43
+    text, image = call["content"]
+    assert '"image_id"' in text and "new image img_2" in text
+    assert image == {"path": "/tmp/img_2.png"}
+
+
+def test_failed_tool_is_marked_in_place():
+    view = TurnView()
+    view.apply(ToolCall(step=1, call_id="c1", tool="calculator", arguments={"expression": "1/0"}))
+    view.apply(
+        ToolResultEvent(
+            step=1,
+            call_id="c1",
+            tool="calculator",
+            ok=False,
+            text="Error: division by zero",
+            duration=0.01,
+            error="Error: division by zero",
+        )
+    )
+    (call,) = titled(view, "Tool: calculator")
+    assert "failed" in call["metadata"]["title"]
+    assert "division by zero" in call["content"]
+
+
+def test_task_state_updates_one_message():
+    view = TurnView()
+    view.apply(TaskState(tool="convert_units", known={"value": 5}, missing=["to_unit"]))
+    view.apply(TaskState(tool="convert_units", known={"value": 5, "to_unit": "km"}, status="done"))
+    (task,) = titled(view, "Task: convert_units")
+    assert "to_unit = km" in task["content"]
+    assert "Missing:** nothing" in task["content"]
+    assert task["metadata"]["log"] == "done"
+
+
+def test_notice_and_retry_are_shown():
+    view = render(
+        [Notice(message="notes.txt is not an image."), StepRetry(step=1, reason="no Action")]
+    )
+    assert view.notices == ["notes.txt is not an image."]
+    assert titled(view, "Notice")[0]["content"] == "notes.txt is not an image."
+    assert titled(view, "Retry")[0]["content"] == "no Action"
+
+
+def test_answer_streams_then_the_final_text_wins():
+    view = TurnView()
+    view.apply(AnswerDelta(text="8.0"))
+    view.apply(AnswerDelta(text="5 km"))
+    assert view.answer == "8.05 km" and not view.done
+    view.apply(Answer(text="5 mi = 8.05 km"))
+    assert view.answer == "5 mi = 8.05 km" and view.done
+
+
+@pytest.mark.parametrize(
+    ("event", "answer"),
+    [
+        (AskUser(question="Which unit?"), "Which unit?"),
+        (ErrorEvent(message="The model is unreachable."), "The model is unreachable."),
+    ],
+)
+def test_question_and_error_become_the_reply(event, answer):
+    view = render([event])
+    assert view.answer == answer and view.done
+    assert view.messages[-1]["content"] == answer
+
+
+def test_run_finished_folds_the_turn_with_its_statistics():
+    view = TurnView()
+    view.apply(ModelDelta(step=1, text="Thought: hmm"))
+    view.apply(RunFinished(status="answered", model="m1", model_calls=3, steps=2, duration=1.234))
+    turn = view.messages[0]
+    assert turn["metadata"]["status"] == "done"
+    assert turn["metadata"]["duration"] == 1.23
+    assert "3 model call(s)" in turn["metadata"]["log"] and "m1" in turn["metadata"]["log"]
+    assert all(m["metadata"]["status"] == "done" for m in view.messages)
+    assert view.stats_line == "m1 · 3 model call(s) · 1.2 s"
+
+
+def test_stop_marks_running_steps_and_says_so():
+    view = TurnView()
+    view.apply(ToolCall(step=1, call_id="c1", tool="read_text", arguments={}))
+    view.stop()
+    assert all(m["metadata"]["status"] == "done" for m in view.messages)
+    assert titled(view, "Tool: read_text")[0]["metadata"]["log"] == "Stopped"
+    assert view.answer == "Stopped before it finished."
+
+
+def test_chinese_labels():
+    view = TurnView(1, "zh")
+    view.apply(TaskState(tool="world_clock", missing=["place"]))
+    assert view.messages[0]["metadata"]["title"] == "第 1 轮"
+    assert "缺少" in titled(view, "任务")[0]["content"]
+
+
+def test_user_message_has_text_then_thumbnails():
+    message = user_message("look", ["/a.png", "/b.png"])
+    assert message == {"role": "user", "content": ["look", {"path": "/a.png"}, {"path": "/b.png"}]}
+    assert user_message("", ["/a.png"])["content"] == [{"path": "/a.png"}]
+
+
+def test_ids_are_unique_within_a_turn():
+    view = render(
+        [
+            Notice(message="a"),
+            Notice(message="b"),
+            ToolCall(step=1, call_id="x", tool="t", arguments={}),
+            ToolCall(step=2, call_id="y", tool="t", arguments={}),
+        ]
+    )
+    ids = [m["metadata"]["id"] for m in view.messages]
+    assert len(ids) == len(set(ids))
