@@ -23,7 +23,8 @@ __all__ = ["AnswerStream", "ParseError", "Step", "parse_step"]
 
 _SEP = r"[ \t_]{0,3}"
 # A label starts a line. Every piece is bounded so a label is decided within its first 64
-# characters (AnswerStream relies on that), and nothing crosses a newline.
+# characters (AnswerStream relies on that), and nothing crosses a newline. Bold opened before
+# the label and not closed before the colon (`**Answer:**`) is closed after it.
 _LABEL = re.compile(
     r"^[ \t]{0,8}(?:#{1,6}[ \t]{0,3})?(?:[-*•>][ \t]{1,3})?(?P<b1>\*\*|__|\*)?[ \t]{0,3}"
     rf"(?P<label>thoughts?|action{_SEP}input|action|final{_SEP}answer|answer|observations?)"
@@ -43,6 +44,9 @@ _FENCE_LINE = re.compile(r"^[ \t]*```[\w+-]*[ \t]*$", re.MULTILINE)
 _CALL = re.compile(r"^([A-Za-z_][\w.\-]*)[ \t]*\((.*)\)\s*$", re.DOTALL)
 _INLINE_INPUT = re.compile(r"[ \t,;]+(?:\*\*)?Action[ \t_]*Input(?:\*\*)?[ \t]*[:：]", re.I)
 _INLINE_JSON = re.compile(r"^[`*'\"]*([A-Za-z_][\w.\-]*)[`*'\"]*[ \t]*[:,]?[ \t]*([{\[].*)$", re.S)
+_LABEL_GAP = re.compile(r"[ \t_]")
+_NAME_GAP = re.compile(r"[\s_\-]+")
+_TOOL_SUFFIX = re.compile(r"\s+tool$", re.IGNORECASE)
 _MD_ESCAPE = re.compile(r"(?<!\\)\\_")
 _TOOL_TAGS = re.compile(r"</?tool_call>|<\|python_tag\|>|<\|eom_id\|>|<\|eot_id\|>")
 _NO_TOOL = {"none", "n/a", "null", "no action", "nothing", "no tool"}
@@ -117,7 +121,7 @@ def _labels(text: str) -> list[tuple[str, int, int]]:
 
 
 def _kind(match: re.Match[str]) -> str:
-    word = re.sub(r"[ \t_]", "", match["label"].lower()).rstrip("s")
+    word = _LABEL_GAP.sub("", match["label"].lower()).rstrip("s")
     return "answer" if word == "finalanswer" else word
 
 
@@ -184,7 +188,7 @@ def _action(value: str, input_text: str | None, tools: Sequence[str]) -> tuple[s
 
 def _resolve(name: str, tools: Sequence[str]) -> str:
     known = {_key(tool): tool for tool in tools}
-    for candidate in (name, name.rsplit(".", 1)[-1], re.sub(r"(?i)\s+tool$", "", name)):
+    for candidate in (name, name.rsplit(".", 1)[-1], _TOOL_SUFFIX.sub("", name)):
         if _key(candidate) in known:
             return known[_key(candidate)]
     return name
@@ -195,7 +199,7 @@ def _trim_name(name: str) -> str:
 
 
 def _key(name: str) -> str:
-    return re.sub(r"[\s_\-]+", "_", name.strip().lower())
+    return _NAME_GAP.sub("_", name.strip().lower())
 
 
 def _is_no_tool(line: str) -> bool:
@@ -374,7 +378,7 @@ def _maybe_label(line: str) -> bool:
     """Whether an unfinished line could still become a label (never False when it could)."""
     if len(line) > _LABEL_SPAN:
         return False
-    core = re.sub(r"[ \t_]", "", line.lstrip(" \t#>-•*_").lower())
+    core = _LABEL_GAP.sub("", line.lstrip(" \t#>-•*_").lower())
     for word in _LABEL_WORDS.split():
         if word.startswith(core) or (core.startswith(word) and not core[len(word) :].strip("*")):
             return True
