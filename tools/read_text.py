@@ -14,9 +14,9 @@ from tools.base import StrictArgs, Tool, ToolContext, ToolResult
 
 # The engine drops anything below this itself; `min_confidence` filters above it.
 ENGINE_MIN_SCORE = 0.2
-# The engine cannot resize a strip thinner than this fraction of its length; such strips are
-# padded with their own background first.
-MIN_ASPECT = 1 / 40
+# The detector scales the short side up to 736 pixels, so a thin strip would become a huge
+# image (a minute of work) or none at all; strips are padded with their own background first.
+MIN_ASPECT = 1 / 4
 # What reaches the model stays readable; the page gets every line in `data`.
 MAX_TEXT_CHARS = 6000
 # Lines read with less confidence than this are marked for the model as doubtful.
