@@ -200,9 +200,9 @@ class Colors(Tool):
         colours = dominant_colours(image, args.count)
         if not colours:
             return ToolResult(
-                text=f"{args.image_id} is fully transparent: it has no visible colours.",
+                text="The image is fully transparent: it has no visible colours.",
                 data={"image_id": args.image_id, "colors": []},
             )
         lines = [f"{i}. {c['name']} {c['hex']} {c['percent']:g}%" for i, c in enumerate(colours, 1)]
-        text = f"Dominant colours of {args.image_id}:\n" + "\n".join(lines)
+        text = "Dominant colours:\n" + "\n".join(lines)
         return ToolResult(text=text, data={"image_id": args.image_id, "colors": colours})

@@ -156,11 +156,11 @@ def summarise_exif(exif: dict[str, Any] | None) -> dict[str, Any]:
     return found
 
 
-def _describe(image_id: str, info: dict[str, Any], exif: dict[str, Any]) -> str:
+def _describe(info: dict[str, Any], exif: dict[str, Any]) -> str:
     size = f"{info['width']}x{info['height']}"
-    kind = " ".join(v for v in (info.get("format"), f"({info['mode']})" if info.get("mode") else "")
-                    if v)  # fmt: skip
-    text = f"{image_id}: {size} pixels{', ' + kind if kind else ''}"
+    mode = f"({info['mode']})" if info.get("mode") else ""
+    kind = " ".join(v for v in (info.get("format"), mode) if v)
+    text = f"The image is {size} pixels{', ' + kind if kind else ''}"
     if (info["prepared_width"], info["prepared_height"]) != (info["width"], info["height"]):
         text += f"; you see it downscaled to {info['prepared_width']}x{info['prepared_height']}"
     text += "."
@@ -242,4 +242,4 @@ class ImageInfo(Tool):
         data = {"image_id": args.image_id, **info, "exif": exif}
         if meta.get("source_name"):
             data["file_name"] = _text(meta["source_name"])
-        return ToolResult(text=_describe(args.image_id, info, exif), data=data)
+        return ToolResult(text=_describe(info, exif), data=data)

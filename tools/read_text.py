@@ -177,6 +177,7 @@ class ReadText(Tool):
         r"\bOCR\b",
         r"\bread (?:the |this |out |all )?(?:text|words?|sign|label|writing|it|what)",
         r"\btranscribe",
+        r"\b(?:extract|copy|get|pull) (?:out )?(?:the |all )?(?:the )?(?:text|words|writing)",
         r"\btext\b",
         r"\bwritten\b",
         r"what does .* say",
@@ -206,7 +207,7 @@ class ReadText(Tool):
             threshold = f" with confidence of at least {args.min_confidence:g}" if bar else ""
             return ToolResult(
                 text=(
-                    f"No text was found in {args.image_id}{threshold}. If there is small print, "
+                    f"No text was found in the image{threshold}. If there is small print, "
                     "zoom into it and read the zoomed image."
                 ),
                 data=data,
@@ -222,5 +223,5 @@ class ReadText(Tool):
         noun = "line" if len(lines) == 1 else "lines"
         doubtful = any(line["confidence"] < DOUBTFUL for line in lines)
         note = "; (?) marks a doubtful reading" if doubtful else ""
-        head = f"Text in {args.image_id} ({len(lines)} {noun}, top to bottom{note}):\n"
+        head = f"Text found ({len(lines)} {noun}, top to bottom{note}):\n"
         return ToolResult(text=head + "\n".join(shown), data=data)

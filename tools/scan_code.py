@@ -99,7 +99,7 @@ class ScanCode(Tool):
         if not codes:
             return ToolResult(
                 text=(
-                    f"No QR code or barcode was found in {args.image_id}. If a code is there but "
+                    "No QR code or barcode was found in the image. If a code is there but "
                     "small or blurred, zoom into it first and scan the zoomed image."
                 ),
                 data=data,
@@ -112,5 +112,5 @@ class ScanCode(Tool):
             x0, y0, x1, y1 = code["box"]
             lines.append(f"{i}. {code['type']} at ({x0},{y0})-({x1},{y1}): {content}")
         noun = "code" if len(codes) == 1 else "codes"
-        text = f"Found {len(codes)} {noun} in {args.image_id}:\n" + "\n".join(lines)
+        text = f"Found {len(codes)} {noun}:\n" + "\n".join(lines)
         return ToolResult(text=text, data=data)
