@@ -14,9 +14,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import itertools
+import shutil
 import tempfile
 import threading
 import warnings
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -140,8 +142,7 @@ class ImageStore:
     ) -> None:
         if max_side < 1 or max_bytes < 1 or max_pixels < 1:
             raise ValueError("max_side, max_bytes and max_pixels must be positive")
-        self.root = Path(root) if root else Path(tempfile.mkdtemp(prefix="agent-images-"))
-        self.root.mkdir(parents=True, exist_ok=True)
+        self._root = Path(root) if root else None
         self.max_side = max_side
         self.max_bytes = max_bytes
         self.max_pixels = max_pixels
@@ -150,6 +151,16 @@ class ImageStore:
         self._by_upload: dict[tuple[str, int], str] = {}
         self._counter = itertools.count(1)
         self._lock = threading.Lock()
+
+    @property
+    def root(self) -> Path:
+        """The folder of the prepared copies, made on first use; a temporary one is removed
+        when the store is garbage-collected, so idle sessions leave nothing behind."""
+        if self._root is None:
+            self._root = Path(tempfile.mkdtemp(prefix="agent-images-"))
+            weakref.finalize(self, shutil.rmtree, self._root, ignore_errors=True)
+        self._root.mkdir(parents=True, exist_ok=True)
+        return self._root
 
     def load(self, source: str | Path | bytes, *, max_side: int | None = None) -> ImageRef:
         """Prepare an upload, or raise `ImageRejected`; nothing else escapes."""

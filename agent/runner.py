@@ -108,6 +108,16 @@ class Agent:
         self.tool_timeout = tool_timeout or settings.tool_timeout
         self.max_image_side = settings.max_image_side
         self.max_parse_retries = max_parse_retries
+        self._headers: dict[tuple[str, str], str] = {}
+
+    def header(self, language: str, task_state: str = "") -> str:
+        """The ReAct system header; the same tools, language and task give the same text."""
+        key = (language, task_state)
+        if key not in self._headers:
+            if len(self._headers) > 32:
+                self._headers.clear()
+            self._headers[key] = prompts.react_header(self.tools, language, task_state)
+        return self._headers[key]
 
     async def run(
         self, text: str, images: Sequence[str | Path | bytes] = (), session: Session | None = None
@@ -198,7 +208,7 @@ class _Turn:
         async with contextlib.aclosing(self._stream(request)) as items:
             async for chunk in items:
                 raw += chunk
-                yield ModelDelta(step=step_no, text=chunk)
+                yield ModelDelta.model_construct(step=step_no, text=chunk)
                 forwarded = answer_stream.feed(chunk)
                 if forwarded:
                     if not thought_sent:
@@ -207,7 +217,7 @@ class _Turn:
                         early = _thought_of(raw)
                         if early:
                             yield Thought(step=step_no, text=early)
-                    yield AnswerDelta(text=forwarded)
+                    yield AnswerDelta.model_construct(text=forwarded)
         try:
             step = parse_step(raw, self.known_names())
         except ParseError as exc:
@@ -498,7 +508,7 @@ class _Turn:
             state = ""
             if task:
                 state = prompts.task_state_text(task.tool, task.known, task.missing, self.language)
-            header = prompts.react_header(self.agent.tools, self.language, state)
+            header = self.agent.header(self.language, state)
             messages = react_messages(
                 header, self.session, self.text, self.refs, self.steps, detail
             )
@@ -506,7 +516,9 @@ class _Turn:
 
     def _base_request(self, messages: list[dict[str, Any]], purpose: str = "step") -> ModelRequest:
         task = self.session.task
-        return ModelRequest(
+        # Built without validation: every field comes from this module, and the messages can be
+        # large (images as data URLs) and are validated again by the client anyway.
+        return ModelRequest.model_construct(
             messages=messages,
             temperature=self.agent.temperature,
             purpose=purpose,
@@ -651,7 +663,8 @@ async def _invoke(tool: Tool, args: Any, ctx: ToolContext, timeout: float) -> To
         coro = tool.run(args, ctx)
     else:
         coro = asyncio.to_thread(tool.run, args, ctx)
-    result = await asyncio.wait_for(coro, timeout)
+    async with asyncio.timeout(timeout):
+        result = await coro
     if isinstance(result, str):
         result = ToolResult(text=result)
     return result

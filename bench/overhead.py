@@ -10,6 +10,7 @@ bench/requirements.txt (llama-index is kept out of the app's own venv):
 
     /work/benchvenv/bin/python bench/overhead.py
     /work/benchvenv/bin/python bench/overhead.py --turns 30 --warmup 5 --chunk-size 8
+    /work/benchvenv/bin/python bench/overhead.py --tool sync   # a sync tool: a thread hop each
     /work/benchvenv/bin/python bench/overhead.py --profile     # where our time goes, by function
     /work/venv/bin/python bench/overhead.py --ours-only        # no llama-index needed
 
@@ -78,14 +79,22 @@ class AddTool(Tool):
         return ToolResult(text=str(args.a + args.b))
 
 
+class AsyncAddTool(AddTool):
+    """The same tool written async: no worker thread, so only the framework is timed."""
+
+    async def run(self, args: AddArgs, ctx: ToolContext) -> ToolResult:
+        return ToolResult(text=str(args.a + args.b))
+
+
 @dataclass
 class TurnResult:
     tool_steps: int
     answer: str
 
 
-def make_ours() -> Agent:
-    return Agent(ScriptedModel([]), tools=[AddTool()])
+def make_ours(tool_kind: str = "async") -> Agent:
+    tool = AsyncAddTool() if tool_kind == "async" else AddTool()
+    return Agent(ScriptedModel([]), tools=[tool])
 
 
 async def ours_turn(
@@ -120,7 +129,7 @@ def llama_available() -> bool:
     return True
 
 
-def make_llama(replies: Sequence[str], chunk_size: int) -> Any:
+def make_llama(replies: Sequence[str], chunk_size: int, tool_kind: str = "async") -> Any:
     """llama-index's workflow ReActAgent over a scripted LLM that streams like a chat model."""
     from llama_index.core.agent.workflow import ReActAgent
     from llama_index.core.base.llms.types import (
@@ -200,8 +209,16 @@ def make_llama(replies: Sequence[str], chunk_size: int) -> Any:
         """Add two integers and return the sum."""
         return a + b
 
+    async def add_async(a: int, b: int) -> int:
+        """Add two integers and return the sum."""
+        return a + b
+
     llm = ScriptedLLM(replies=list(replies), chunk_size=chunk_size)
-    return ReActAgent(tools=[FunctionTool.from_defaults(fn=add)], llm=llm)
+    if tool_kind == "async":
+        tool = FunctionTool.from_defaults(async_fn=add_async, name="add")
+    else:
+        tool = FunctionTool.from_defaults(fn=add)
+    return ReActAgent(tools=[tool], llm=llm)
 
 
 async def llama_turn(agent: Any) -> TurnResult:
@@ -248,16 +265,20 @@ def check(name: str, result: TurnResult) -> None:
 
 
 async def measure(
-    turns: int = 30, warmup: int = 5, chunk_size: int = 8, with_llama: bool | None = None
+    turns: int = 30,
+    warmup: int = 5,
+    chunk_size: int = 8,
+    with_llama: bool | None = None,
+    tool_kind: str = "async",
 ) -> list[Side]:
     """Warm up, then alternate the sides turn by turn; every turn is checked before it counts."""
     replies = scripted_replies()
-    ours, session = make_ours(), Session()
+    ours, session = make_ours(tool_kind), Session()
     sides = [Side("ours", lambda: ours_turn(ours, replies, chunk_size, session))]
     if with_llama is None:
         with_llama = llama_available()
     if with_llama:
-        llama = make_llama(replies, chunk_size)
+        llama = make_llama(replies, chunk_size, tool_kind)
         sides.append(Side("llama-index", lambda: llama_turn(llama)))
     for i in range(warmup + turns):
         for side in sides:
@@ -296,10 +317,10 @@ def report(sides: Sequence[Side], chunk_size: int) -> str:
     return "\n".join(lines)
 
 
-def profile_ours(turns: int, chunk_size: int, limit: int = 30) -> str:
+def profile_ours(turns: int, chunk_size: int, limit: int = 30, tool_kind: str = "async") -> str:
     """Where our turns spend their time: the agent's and tools' functions, by own time."""
     replies = scripted_replies()
-    agent, session = make_ours(), Session()
+    agent, session = make_ours(tool_kind), Session()
 
     async def many() -> None:
         for _ in range(turns):
@@ -324,15 +345,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--chunk-size", type=int, default=8)
     parser.add_argument("--ours-only", action="store_true")
+    parser.add_argument(
+        "--tool",
+        choices=["async", "sync"],
+        default="async",
+        help="the add tool on both sides: async, or sync (run in a worker thread by both)",
+    )
     parser.add_argument("--profile", action="store_true", help="profile our side with cProfile")
     args = parser.parse_args(argv)
     if args.profile:
-        print(profile_ours(args.turns, args.chunk_size))
+        print(profile_ours(args.turns, args.chunk_size, tool_kind=args.tool))
         return 0
     with_llama = False if args.ours_only else None
     if with_llama is None and not llama_available():
         print("llama-index is not installed: measuring our side only", file=sys.stderr)
-    sides = asyncio.run(measure(args.turns, args.warmup, args.chunk_size, with_llama))
+    sides = asyncio.run(measure(args.turns, args.warmup, args.chunk_size, with_llama, args.tool))
+    print(f"tool: {args.tool} add(a, b) on both sides")
     print(report(sides, args.chunk_size))
     return 0
 

@@ -68,7 +68,10 @@ class Slow(Tool):
 
     def run(self, args, ctx):
         ctx.progress("sleeping")
-        time.sleep(args.seconds)
+        deadline = time.monotonic() + args.seconds
+        # Checks the context so a timed-out or cancelled call frees its thread promptly.
+        while time.monotonic() < deadline and not ctx.cancelled:
+            time.sleep(0.01)
         return ToolResult(text="woke up")
 
 

@@ -8,6 +8,8 @@ async. Tools never import the agent; the agent hands them a `ToolContext`.
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Protocol
@@ -126,23 +128,35 @@ class Tool:
 
     @classmethod
     def schema(cls) -> dict[str, Any]:
-        schema = cls.Args.model_json_schema()
-        schema.pop("title", None)
-        for prop in schema.get("properties", {}).values():
-            prop.pop("title", None)
-            # `ask` holds the question put to the user for a missing field; not for the model.
-            prop.pop("ask", None)
-        return schema
+        """The arguments' JSON schema; a copy, so callers may change it."""
+        return copy.deepcopy(_schema(cls.Args))
 
     @classmethod
     def prompt_line(cls) -> str:
         """How the tool is listed in the ReAct header's `{tool_desc}`."""
-        args = json.dumps(cls.schema(), ensure_ascii=False)
-        return f"> Tool Name: {cls.name}\nTool Description: {cls.description}\nTool Args: {args}\n"
+        return _prompt_line(cls.name, cls.description, cls.Args)
 
     @classmethod
     def required_fields(cls) -> list[str]:
         return [n for n, f in cls.Args.model_fields.items() if f.is_required()]
+
+
+# Building a JSON schema costs pydantic real time, and the header is rendered every step.
+@functools.cache
+def _schema(args: type[BaseModel]) -> dict[str, Any]:
+    schema = args.model_json_schema()
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+        # `ask` holds the question put to the user for a missing field; not for the model.
+        prop.pop("ask", None)
+    return schema
+
+
+@functools.cache
+def _prompt_line(name: str, description: str, args: type[BaseModel]) -> str:
+    schema = json.dumps(_schema(args), ensure_ascii=False)
+    return f"> Tool Name: {name}\nTool Description: {description}\nTool Args: {schema}\n"
 
 
 class StrictArgs(BaseModel):
