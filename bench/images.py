@@ -5,7 +5,7 @@
 
 A 12-megapixel photo-like JPEG (4000x3000, gradients, shapes and sensor-like noise, quality 92)
 is made in the run. (a) is what a naive client sends: the file, base64-encoded, in a data URL.
-(b) is what the agent sends: `load_image` (check, orient, downscale to 2048 px, re-encode) and
+(b) is what the agent sends: `load_image` (check, orient, downscale to 1568 px, re-encode) and
 `ImageRef.data_url()`. Both are timed in the same run; each figure is the median of `--runs`.
 The target is at most 1/8 of the bytes.
 """
