@@ -1,0 +1,52 @@
+"""The whole agent over real HTTP: OpenAIChatModel against the local OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import collect, types
+
+from agent import Agent, Session
+from agent.models import OpenAIChatModel
+from tests.support.openai_server import OpenAIServer, unauthorized
+
+KEY = "sk-test-secret-0123456789"
+
+
+def model_for(server):
+    return OpenAIChatModel(
+        model="test-vision", base_url=server.base_url, api_key=KEY, max_retries=0, timeout=5
+    )
+
+
+async def test_tool_turn_with_an_image_over_http(test_tools, png):
+    replies = [
+        # The made-up Observation is cut off client-side even if the server ignores `stop`.
+        'Thought: crop it\nAction: crop\nAction Input: {"image_id": "img_1"}\nObservation: fake',
+        "Thought: I can see it now.\nAnswer: The left half is red.",
+    ]
+    with OpenAIServer(replies=replies) as server:
+        events = await collect(Agent(model_for(server), test_tools), "crop this", [png])
+        first, second = server.requests
+    assert events[-1].type == "answer" and events[-1].text == "The left half is red."
+    assert "".join(e.text for e in events if e.type == "answer_delta") == events[-1].text
+    assert sum(e.type == "model_delta" for e in events) > 4  # it really streamed
+    assert first["stream"] is True and "Observation:" in first["stop"]
+    user = first["messages"][-1]["content"]
+    assert user[1]["type"] == "image_url" and user[1]["image_url"]["detail"] == "auto"
+    observation = second["messages"][-1]["content"]
+    assert observation[0]["text"].startswith("Observation: Cropped img_1 into img_2.")
+    assert observation[1]["image_url"]["url"].startswith("data:image/")
+    assert "fake" not in json.dumps(second["messages"])
+
+
+async def test_auth_failure_is_one_sentence_without_the_key(test_tools):
+    with OpenAIServer(replies=[unauthorized(KEY)]) as server:
+        session = Session()
+        events = await collect(Agent(model_for(server), test_tools), "hi", session=session)
+    error = events[-1]
+    assert error.type == "error" and error.kind == "auth"
+    assert KEY not in error.message and KEY not in json.dumps([e.model_dump() for e in events])
+    assert types(events)[-2] == "run_finished"
+    # The conversation survives the failed turn.
+    assert session.history[-1].user_text == "hi"
