@@ -17,6 +17,8 @@ MAX_COUNT = 12
 SAMPLE_SIDE = 160
 # Quantised colours closer than this (CIELAB distance) are one colour to a person.
 MERGE_DISTANCE = 6.0
+# Shades that would get the same name (anti-aliased greys around text) are one entry up to here.
+SAME_NAME_DISTANCE = 20.0
 
 # (English name, Chinese name, hex): a few dozen names people actually use. A name may have
 # more than one anchor where one point covers its range badly.
@@ -127,20 +129,22 @@ def dominant_colours(image: Image.Image, count: int) -> list[dict[str, Any]]:
     clusters = sorted(
         ((n, tuple(palette[3 * i : 3 * i + 3])) for n, i in counts), key=lambda c: -c[0]
     )
-    merged: list[list[Any]] = []  # [pixel count, weighted rgb sum, lab of the first]
+    merged: list[list[Any]] = []  # [pixel count, weighted rgb sum, lab of the first, name]
     for n, rgb in clusters:
         lab = _lab(np.array(rgb))
+        name = nearest_name(rgb)[0]
         for group in merged:
-            if np.linalg.norm(group[2] - lab) < MERGE_DISTANCE:
+            distance = np.linalg.norm(group[2] - lab)
+            if distance < MERGE_DISTANCE or (group[3] == name and distance < SAME_NAME_DISTANCE):
                 group[0] += n
                 group[1] = group[1] + n * np.array(rgb, dtype=np.float64)
                 break
         else:
-            merged.append([n, n * np.array(rgb, dtype=np.float64), lab])
+            merged.append([n, n * np.array(rgb, dtype=np.float64), lab, name])
     merged.sort(key=lambda g: -g[0])
     total = float(len(pixels))
     colours = []
-    for n, weighted, _ in merged[:count]:
+    for n, weighted, *_ in merged[:count]:
         rgb = tuple(round(float(v)) for v in weighted / n)
         english, chinese = nearest_name(rgb)
         colours.append(
