@@ -526,6 +526,7 @@ class _Turn:
             tools=self.agent.tools,
             image_ids=self.session.images.ids(),
             observations=[s.observation for s in self.steps],
+            observation_images=[s.image_ids for s in self.steps],
             pending_tool=task.tool if task else None,
             known=dict(task.known) if task else {},
             language=self.language,

@@ -38,6 +38,8 @@ class ModelRequest(BaseModel):
     tools: Sequence[Any] = ()
     image_ids: list[str] = Field(default_factory=list)
     observations: list[str] = Field(default_factory=list)
+    # Ids of the images each observation brought (a zoom's crop, an edit's result).
+    observation_images: list[list[str]] = Field(default_factory=list)
     pending_tool: str | None = None
     known: dict[str, Any] = Field(default_factory=dict)
     language: str = "en"

@@ -129,7 +129,8 @@ class OfflineModel:
             )
         ranked = rank_tools(request.question, request.tools, bool(request.image_ids))
         called = len(request.observations)
-        new_image = bool(re.search(r"\bimg_\d+\b", last))
+        # Chain only when the last tool made a new image for the next tool to look at.
+        new_image = bool(request.observation_images and request.observation_images[-1])
         if new_image and called < min(len(ranked), MAX_CHAINED_TOOLS):
             tool = ranked[called]
             args = _extract(tool, request.question, request.image_ids, {})
