@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Protocol
 
@@ -139,6 +140,16 @@ class Tool:
     @classmethod
     def required_fields(cls) -> list[str]:
         return [n for n, f in cls.Args.model_fields.items() if f.is_required()]
+
+
+def image_id_from(text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
+    """For extractors: the image the user named (`img_2`), else the newest one, unless known."""
+    named = [i for i in re.findall(r"\bimg_\d+\b", text) if i in image_ids]
+    if named:
+        return {"image_id": named[0]}
+    if known.get("image_id"):
+        return {}
+    return {"image_id": image_ids[-1]} if image_ids else {}
 
 
 # Building a JSON schema costs pydantic real time, and the header is rendered every step.

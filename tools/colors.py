@@ -10,7 +10,7 @@ import numpy as np
 from PIL import Image
 from pydantic import Field
 
-from tools.base import StrictArgs, Tool, ToolContext, ToolResult
+from tools.base import StrictArgs, Tool, ToolContext, ToolResult, image_id_from
 
 MAX_COUNT = 12
 # Colour statistics do not need detail; a small copy keeps a huge photo as fast as an icon.
@@ -159,15 +159,6 @@ def dominant_colours(image: Image.Image, count: int) -> list[dict[str, Any]]:
     return colours
 
 
-def _image_id(text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
-    named = [i for i in re.findall(r"\bimg_\d+\b", text) if i in image_ids]
-    if named:
-        return {"image_id": named[0]}
-    if known.get("image_id"):
-        return {}
-    return {"image_id": image_ids[-1]} if image_ids else {}
-
-
 class Colors(Tool):
     name = "colors"
     description = (
@@ -188,7 +179,7 @@ class Colors(Tool):
     )
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
-        found = _image_id(text, image_ids, known)
+        found = image_id_from(text, image_ids, known)
         words = re.sub(r"\bimg_\d+\b", " ", text.lower())
         amount = r"(\d+|[一两二三四五六七八九十])"
         match = re.search(amount + r"\s*(?:种|个|main|dominant|top|colou?r)", words)

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from PIL import Image, ImageFilter, ImageOps
 from pydantic import Field, field_validator
 
-from tools.base import StrictArgs, Tool, ToolContext, ToolResult
+from tools.base import StrictArgs, Tool, ToolContext, ToolResult, image_id_from
 
 Operation = Literal["rotate", "flip", "grayscale", "autocontrast", "sharpen"]
 
@@ -72,15 +72,6 @@ class ImageEditArgs(StrictArgs):
             name = re.sub(r"[\s_]+", "-", value.strip().lower())
             return _DIRECTION_ALIASES.get(name, name)
         return value
-
-
-def _image_id(text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
-    named = [i for i in re.findall(r"\bimg_\d+\b", text) if i in image_ids]
-    if named:
-        return {"image_id": named[0]}
-    if known.get("image_id"):
-        return {}
-    return {"image_id": image_ids[-1]} if image_ids else {}
 
 
 def _per_channel(image: Image.Image, edit: Any) -> Image.Image:
@@ -158,7 +149,7 @@ class ImageEdit(Tool):
     )
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
-        found = _image_id(text, image_ids, known)
+        found = image_id_from(text, image_ids, known)
         lowered = text.lower()
         for pattern, operation in _OPERATION_WORDS:
             if re.search(pattern, lowered):

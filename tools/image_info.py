@@ -10,7 +10,7 @@ from typing import Any
 from PIL import ExifTags
 from pydantic import Field
 
-from tools.base import StrictArgs, Tool, ToolContext, ToolResult
+from tools.base import StrictArgs, Tool, ToolContext, ToolResult, image_id_from
 
 # EXIF text is written by whoever made the file; keep it short and printable.
 MAX_TEXT = 80
@@ -22,15 +22,6 @@ _ISO_NAMES = ("ISOSpeedRatings", "PhotographicSensitivity", "ISO")
 
 class ImageInfoArgs(StrictArgs):
     image_id: str = Field(description="Which image to describe, e.g. img_1.")
-
-
-def _image_id(text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
-    named = [i for i in re.findall(r"\bimg_\d+\b", text) if i in image_ids]
-    if named:
-        return {"image_id": named[0]}
-    if known.get("image_id"):
-        return {}
-    return {"image_id": image_ids[-1]} if image_ids else {}
 
 
 def _tag_name(key: Any, names: dict[int, str]) -> str:
@@ -218,7 +209,7 @@ class ImageInfo(Tool):
     )
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
-        return _image_id(text, image_ids, known)
+        return image_id_from(text, image_ids, known)
 
     def run(self, args: ImageInfoArgs, ctx: ToolContext) -> ToolResult:
         image = ctx.open_image(args.image_id)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -10,7 +9,7 @@ from typing import Any
 from PIL import Image, ImageOps
 from pydantic import Field, field_validator
 
-from tools.base import StrictArgs, Tool, ToolContext, ToolResult
+from tools.base import StrictArgs, Tool, ToolContext, ToolResult, image_id_from
 
 # The engine drops anything below this itself; `min_confidence` filters above it.
 ENGINE_MIN_SCORE = 0.2
@@ -65,15 +64,6 @@ class ReadTextArgs(StrictArgs):
         except ValueError:
             return value
         return number / 100 if 1 < number <= 100 else number
-
-
-def _image_id(text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
-    named = [i for i in re.findall(r"\bimg_\d+\b", text) if i in image_ids]
-    if named:
-        return {"image_id": named[0]}
-    if known.get("image_id"):
-        return {}
-    return {"image_id": image_ids[-1]} if image_ids else {}
 
 
 def _engine_input(image: Image.Image) -> Image.Image:
@@ -192,7 +182,7 @@ class ReadText(Tool):
     )
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
-        return _image_id(text, image_ids, known)
+        return image_id_from(text, image_ids, known)
 
     def run(self, args: ReadTextArgs, ctx: ToolContext) -> ToolResult:
         image = ctx.open_image(args.image_id)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from PIL import Image
 from pydantic import Field
 
-from tools.base import StrictArgs, Tool, ToolContext, ToolResult
+from tools.base import StrictArgs, Tool, ToolContext, ToolResult, image_id_from
 
 # A code's content is whatever its maker put there; keep what reaches the model bounded.
 MAX_TEXT_CHARS = 1000
@@ -20,15 +19,6 @@ UPSCALE_BELOW = 800
 
 class ScanCodeArgs(StrictArgs):
     image_id: str = Field(description="Which image to scan for QR codes and barcodes, e.g. img_1.")
-
-
-def _image_id(text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
-    named = [i for i in re.findall(r"\bimg_\d+\b", text) if i in image_ids]
-    if named:
-        return {"image_id": named[0]}
-    if known.get("image_id"):
-        return {}
-    return {"image_id": image_ids[-1]} if image_ids else {}
 
 
 def _read(image: Image.Image) -> list[Any]:
@@ -90,7 +80,7 @@ class ScanCode(Tool):
     )
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
-        return _image_id(text, image_ids, known)
+        return image_id_from(text, image_ids, known)
 
     def run(self, args: ScanCodeArgs, ctx: ToolContext) -> ToolResult:
         image = ctx.open_image(args.image_id)

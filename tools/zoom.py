@@ -9,7 +9,7 @@ from typing import Any, Literal
 from PIL import Image
 from pydantic import Field, field_validator
 
-from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult
+from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult, image_id_from
 
 MIN_FACTOR = 1.0
 MAX_FACTOR = 8.0
@@ -138,15 +138,6 @@ class ZoomArgs(StrictArgs):
         return number
 
 
-def _image_id(text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
-    named = [i for i in re.findall(r"\bimg_\d+\b", text) if i in image_ids]
-    if named:
-        return {"image_id": named[0]}
-    if known.get("image_id"):
-        return {}
-    return {"image_id": image_ids[-1]} if image_ids else {}
-
-
 def crop_box(
     region: str, box: Sequence[float] | None, width: int, height: int
 ) -> tuple[int, int, int, int]:
@@ -201,7 +192,7 @@ class Zoom(Tool):
     )
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
-        found = _image_id(text, image_ids, known)
+        found = image_id_from(text, image_ids, known)
         lowered = text.lower()
         for pattern, region in _WORDS:
             if re.search(pattern, lowered):
