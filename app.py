@@ -368,6 +368,13 @@ def build_demo(
         async for update in run_turn(state, text, files):
             yield update
 
+    async def run_example(message: dict | None, state: PageState | None) -> AsyncIterator[tuple]:
+        # An example is a new request, not the answer to a question the agent left open.
+        state = state or new_state()
+        state.session.task = None
+        async for update in chat(message, state):
+            yield update
+
     async def retry(state: PageState | None) -> AsyncIterator[tuple]:
         state = state or new_state()
         if not state.turns:
@@ -513,7 +520,7 @@ def build_demo(
         turn = {"outputs": outputs, "concurrency_limit": 64, "show_progress": "hidden"}
         submitted = box.submit(chat, [box, state], api_name="chat", **turn)
         from_example = examples.load_input_event.then(
-            chat, [box, state], api_visibility="private", **turn
+            run_example, [box, state], api_visibility="private", **turn
         )
         retried = retry_btn.click(retry, [state], api_visibility="private", **turn)
         running = [submitted, from_example, retried]
@@ -588,6 +595,27 @@ def example_values() -> list[list[dict[str, Any]]]:
     ]
 
 
+# Local fonts only: the page needs nothing from a font service, and Chinese text always has a face.
+_FONTS = [
+    "system-ui",
+    "Segoe UI",
+    "Roboto",
+    "Helvetica Neue",
+    "Arial",
+    "Noto Sans CJK SC",
+    "PingFang SC",
+    "Microsoft YaHei",
+    "WenQuanYi Micro Hei",
+    "sans-serif",
+]
+THEME = gr.themes.Soft(
+    primary_hue="indigo",
+    neutral_hue="slate",
+    font=_FONTS,
+    font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "Consolas", "monospace"],
+)
+
+
 def launch_options(env: Settings | None = None) -> dict[str, Any]:
     """The launch arguments the page needs wherever it runs (tests use the same)."""
     env = env or Settings()
@@ -595,7 +623,7 @@ def launch_options(env: Settings | None = None) -> dict[str, Any]:
         "max_file_size": int(env.max_upload_mb * 1024 * 1024),
         "allowed_paths": [str(ASSETS)],
         "i18n": I18N,
-        "theme": gr.themes.Soft(primary_hue="indigo", neutral_hue="slate"),
+        "theme": THEME,
         "css_paths": [str(ASSETS / "style.css")],
         "footer_links": ["api", "gradio"],
     }

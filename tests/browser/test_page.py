@@ -1,0 +1,185 @@
+"""The page in a real browser: Playwright driving Debian's Chromium against the launched app.
+
+The app is launched once for the module; each test opens its own page (its own session). The
+model for each turn comes from `MODEL["factory"]`, so a test can slow the agent down enough for
+the order of things on the page to be observable.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+import app
+from agent.models import OfflineModel, ScriptedModel
+
+pytestmark = pytest.mark.browser
+
+sync_api = pytest.importorskip("playwright.sync_api")
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ROOT = Path(app.__file__).resolve().parent
+EXAMPLES = ROOT / "assets" / "examples"
+MODEL = {"factory": lambda: OfflineModel()}
+TURN_DONE = re.compile(r"model call")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def url():
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Chromium is not installed")
+    demo = app.build_demo(model_factory=lambda prefs: MODEL["factory"]())
+    demo.queue(default_concurrency_limit=64)
+    port = free_port()
+    demo.launch(prevent_thread_lock=True, server_port=port, quiet=True, **app.launch_options())
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        demo.close()
+
+
+@pytest.fixture(scope="module")
+def browser(url):
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def model():
+    """Set the model for this test's turns; the offline model comes back afterwards."""
+    yield MODEL
+    MODEL["factory"] = lambda: OfflineModel()
+
+
+def open_page(browser, url, locale: str = "en-US"):
+    context = browser.new_context(locale=locale, viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    page.goto(url)
+    page.wait_for_selector("#input textarea")
+    return page
+
+
+@pytest.fixture
+def page(browser, url):
+    page = open_page(browser, url)
+    yield page
+    page.context.close()
+
+
+def ask(page, text: str, *images: Path) -> None:
+    if images:
+        page.set_input_files("#input input[type=file]", [str(i) for i in images])
+        page.wait_for_function(
+            "n => document.querySelectorAll('#input img').length >= n", arg=len(images)
+        )
+    page.fill("#input textarea", text)
+    page.press("#input textarea", "Enter")
+
+
+def wait_turn_done(page, number: int, timeout: float = 60_000) -> None:
+    page.locator("#trace").get_by_text(f"Turn {number}", exact=False).first.wait_for(
+        timeout=timeout
+    )
+    sync_api.expect(page.locator("#run-status")).to_contain_text(TURN_DONE, timeout=timeout)
+
+
+def last_reply(page) -> str:
+    return page.locator("#chat .bot-row").last.inner_text()
+
+
+def test_trace_shows_the_tool_step_before_the_answer_finishes(page, model):
+    model["factory"] = lambda: OfflineModel(delay=0.05, chunk_size=3)
+    ask(page, "Zoom into the bottom right corner", EXAMPLES / "label.png")
+    trace = page.locator("#trace")
+    trace.get_by_text("Tool: zoom").wait_for()
+    # The tool step is on the page while the turn is still running.
+    sync_api.expect(page.locator("#run-status")).not_to_contain_text(TURN_DONE)
+    assert "Zoomed into" not in page.locator("#chat").inner_text()
+    wait_turn_done(page, 1)
+    assert "Zoomed into the bottom-right region" in last_reply(page)
+    assert page.locator("#chat .user-row img").count() == 1
+
+
+def test_every_example_finishes(page):
+    expected = {
+        "Read the text on a sign": "LIBRARY",
+        "Zoom into small print, then read it": "LOT",
+        "A calculation": "347",
+        "Convert 5 miles (asks for the unit)": "unit",
+        "中文：北京现在几点？": "Asia/Shanghai",
+        "中文：现在几点了？（会追问城市）": "城市",
+        "A question no tool can answer": "cannot",
+    }
+    for number, (label, needle) in enumerate(expected.items(), start=1):
+        page.locator("#examples").get_by_text(label, exact=True).click()
+        wait_turn_done(page, number, timeout=90_000)
+        assert needle.lower() in last_reply(page).lower(), label
+
+
+def test_stop_cancels_a_running_turn_and_the_page_stays_usable(page, model):
+    slow = "Thought: " + "thinking slowly " * 200 + "\nAnswer: never"
+    model["factory"] = lambda: ScriptedModel([slow], delay=0.2, chunk_size=4, name="slow")
+    ask(page, "take your time")
+    page.locator("#trace").get_by_text("Thought 1").wait_for()
+    started = time.monotonic()
+    page.click("#stop")
+    sync_api.expect(page.locator("#trace")).to_contain_text("Stopped")
+    sync_api.expect(page.locator("#chat")).to_contain_text("Stopped before it finished")
+    assert time.monotonic() - started < 10
+    model["factory"] = lambda: OfflineModel()
+    ask(page, "convert 5 miles")
+    wait_turn_done(page, 2)
+    assert "unit" in last_reply(page).lower()
+
+
+def test_chinese_setting_makes_the_agent_answer_in_chinese(page):
+    page.locator("#settings").get_by_text("Settings").click()
+    page.locator("#language").get_by_text("中文").click()
+    time.sleep(0.5)
+    ask(page, "???")
+    page.locator("#trace").get_by_text("第 1 轮", exact=False).first.wait_for()
+    sync_api.expect(page.locator("#chat")).to_contain_text("抱歉")
+
+
+def test_page_text_follows_a_chinese_browser(browser, url):
+    page = open_page(browser, url, locale="zh-CN")
+    try:
+        sync_api.expect(page.locator("#stop")).to_have_text("停止")
+        sync_api.expect(page.locator("#banner")).to_contain_text("离线演示模型")
+    finally:
+        page.context.close()
+
+
+def test_screenshot_mid_run(page, model, tmp_path):
+    model["factory"] = lambda: OfflineModel(delay=0.05, chunk_size=3)
+    ask(page, "Zoom into the bottom right corner and read the text there", EXAMPLES / "label.png")
+    page.locator("#trace").get_by_text("Tool: read_text").wait_for()
+    update = os.environ.get("UPDATE_SCREENSHOT") == "1"
+    target = ROOT / "assets" / "screenshot.png" if update else tmp_path / "screenshot.png"
+    page.screenshot(path=str(target))
+    assert target.stat().st_size > 10_000
+    wait_turn_done(page, 1)
