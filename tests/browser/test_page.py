@@ -183,3 +183,18 @@ def test_screenshot_mid_run(page, model, tmp_path):
     page.screenshot(path=str(target))
     assert target.stat().st_size > 10_000
     wait_turn_done(page, 1)
+
+
+def test_retry_reruns_the_last_turn_and_clear_empties_the_page(page, model):
+    # Slow enough that the rerun's "Thinking…" is on the page for a while.
+    model["factory"] = lambda: OfflineModel(delay=0.05, chunk_size=3)
+    ask(page, "what is 6*7")
+    wait_turn_done(page, 1)
+    page.click("#retry")
+    sync_api.expect(page.locator("#chat .bot-row").last).to_contain_text("Thinking")
+    sync_api.expect(page.locator("#chat .bot-row").last).to_contain_text("42")
+    sync_api.expect(page.locator("#chat .user-row")).to_have_count(1)
+    sync_api.expect(page.locator("#download")).to_be_enabled()
+    page.click("#clear")
+    sync_api.expect(page.locator("#chat .user-row")).to_have_count(0)
+    sync_api.expect(page.locator("#trace")).not_to_contain_text("Turn 1")
