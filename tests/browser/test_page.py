@@ -198,3 +198,24 @@ def test_retry_reruns_the_last_turn_and_clear_empties_the_page(page, model):
     page.click("#clear")
     sync_api.expect(page.locator("#chat .user-row")).to_have_count(0)
     sync_api.expect(page.locator("#trace")).not_to_contain_text("Turn 1")
+
+
+def test_unit_conversion_asks_then_finishes_with_known_params_growing(page):
+    page.locator("#examples").get_by_text("Convert 5 miles (asks for the unit)").click()
+    wait_turn_done(page, 1)
+    assert "unit" in last_reply(page).lower()
+    trace = page.locator("#trace")
+    unfold_task(trace, 1)
+    sync_api.expect(trace).to_contain_text("from_unit = miles")
+    sync_api.expect(trace).to_contain_text("to_unit")
+    ask(page, "km")
+    wait_turn_done(page, 2)
+    assert "8.04672 km" in last_reply(page)
+    unfold_task(trace, 2)
+    sync_api.expect(trace).to_contain_text("to_unit = km")
+
+
+def unfold_task(trace, turn: int) -> None:
+    """Finished turns and steps fold; a person clicks to see the task state again."""
+    trace.get_by_text(f"Turn {turn}:", exact=False).first.click()
+    trace.get_by_text("Task: convert_units").last.click()
