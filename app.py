@@ -267,13 +267,15 @@ def status_text(state: PageState) -> str:
     return t("working", state.prefs.language)
 
 
-_KEEP = object()
+def page_update(state: PageState) -> tuple:
+    """What a turn streams: only values, never component updates, because each component
+    update makes Gradio rebuild that component's config on the event loop."""
+    return chat_messages(state), trace_messages(state), state, status_text(state)
 
 
-def page_update(state: PageState, box: Any = _KEEP) -> tuple:
-    download = gr.DownloadButton(value=state.trace_file, interactive=state.trace_file is not None)
-    box = gr.skip() if box is _KEEP else box
-    return chat_messages(state), trace_messages(state), box, state, download, status_text(state)
+def download_update(state: PageState | None) -> Any:
+    trace_file = state.trace_file if state else None
+    return gr.DownloadButton(value=trace_file, interactive=trace_file is not None)
 
 
 # -- handlers -----------------------------------------------------------------------------------
@@ -332,7 +334,7 @@ def build_demo(
             record.events.append(notice)
             record.view.apply(notice)
         state.turns.append(record)
-        yield page_update(state, box=None)
+        yield page_update(state)
         try:
             model = make_model(prefs)
         except ModelNotConfigured as exc:
@@ -395,12 +397,12 @@ def build_demo(
             # The cancelled turn left no history; its task starts over from before it.
             state.session.task = record.task_before
             state.write_trace(record)
-        return page_update(state)
+        return (*page_update(state), download_update(state))
 
     def clear(state: PageState | None) -> tuple:
         state = state or new_state()
         state.reset()
-        return page_update(state, box=None)
+        return (*page_update(state), None, download_update(state))
 
     def set_pref(name: str):
         def handler(value: Any, state: PageState | None) -> tuple:
@@ -516,17 +518,24 @@ def build_demo(
                     elem_id="style",
                 )
 
-        outputs = [chatbot, trace, box, state, download, status]
+        outputs = [chatbot, trace, state, status]
         turn = {"outputs": outputs, "concurrency_limit": 64, "show_progress": "hidden"}
+        quiet = {"api_visibility": "private", "show_progress": "hidden"}
         submitted = box.submit(chat, [box, state], api_name="chat", **turn)
         from_example = examples.load_input_event.then(
             run_example, [box, state], api_visibility="private", **turn
         )
+        # The input empties the moment a turn is sent (the turn has read it by then); the
+        # turn itself never updates the box.
+        for sent in (box.submit, examples.load_input_event.then):
+            sent(lambda: None, None, box, queue=False, **quiet)
         retried = retry_btn.click(retry, [state], api_visibility="private", **turn)
         running = [submitted, from_example, retried]
+        for event in running:
+            event.then(download_update, [state], download, queue=False, **quiet)
         for trigger in (stop_btn.click, box.stop):
-            trigger(stop, [state], outputs, cancels=running, api_visibility="private", queue=False)
-        clear_btn.click(clear, [state], outputs, cancels=running, api_visibility="private")
+            trigger(stop, [state], [*outputs, download], cancels=running, queue=False, **quiet)
+        clear_btn.click(clear, [state], [*outputs, box, download], cancels=running, **quiet)
         settings = {
             "source": source,
             "base_url": base_url,
