@@ -12,6 +12,7 @@ import logging
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -267,6 +268,10 @@ def status_text(state: PageState) -> str:
     return t("working", state.prefs.language)
 
 
+STREAM_INTERVAL = 0.05
+_DELTAS = {"model_delta", "answer_delta", "tool_progress"}
+
+
 def page_update(state: PageState) -> tuple:
     """What a turn streams: only values, never component updates, because each component
     update makes Gradio rebuild that component's config on the event loop."""
@@ -352,14 +357,20 @@ def build_demo(
             temperature=float(prefs.temperature),
             image_detail=prefs.image_detail,
         )
+        shown = 0.0
         async with contextlib.aclosing(agent.run(text, good, session)) as events:
             async for event in events:
                 record.events.append(event)
                 record.view.apply(event)
-                if event.type == "answer_delta" and not event.text:
+                now = time.monotonic()
+                # Text deltas arrive faster than anyone reads; showing them at most every
+                # STREAM_INTERVAL keeps the page fluid and the server free for other sessions.
+                # Every other event is shown at once, and the next update carries what waited.
+                if event.type in _DELTAS and now - shown < STREAM_INTERVAL:
                     continue
                 if record.view.done:
                     state.write_trace(record)
+                shown = now
                 yield page_update(state)
 
     async def chat(message: dict | None, state: PageState | None) -> AsyncIterator[tuple]:
