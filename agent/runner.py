@@ -119,14 +119,13 @@ class Agent:
             self._headers[key] = prompts.react_header(self.tools, language, task_state)
         return self._headers[key]
 
-    async def run(
+    def run(
         self, text: str, images: Sequence[str | Path | bytes] = (), session: Session | None = None
     ) -> AsyncIterator[Any]:
-        """Run one turn; the last event is `answer`, `ask_user` or `error`."""
-        turn = _Turn(self, text or "", session if session is not None else Session())
-        async with contextlib.aclosing(turn.run(images)) as items:
-            async for event in items:
-                yield event
+        """Run one turn: an async iterator of events whose last is `answer`, `ask_user` or
+        `error`. Closing it (or cancelling its consumer) stops the model stream and the tool."""
+        # The turn's own generator is returned as it is: one layer less for every event.
+        return _Turn(self, text or "", session if session is not None else Session()).run(images)
 
 
 class _Turn:
@@ -207,8 +206,10 @@ class _Turn:
         thought_sent = False
         async with contextlib.aclosing(self._stream(request)) as items:
             async for chunk in items:
+                if not chunk:
+                    continue
                 raw += chunk
-                yield ModelDelta.model_construct(step=step_no, text=chunk)
+                yield ModelDelta(step=step_no, text=chunk)
                 forwarded = answer_stream.feed(chunk)
                 if forwarded:
                     if not thought_sent:
@@ -217,7 +218,7 @@ class _Turn:
                         early = _thought_of(raw)
                         if early:
                             yield Thought(step=step_no, text=early)
-                    yield AnswerDelta.model_construct(text=forwarded)
+                    yield AnswerDelta(text=forwarded)
         try:
             step = parse_step(raw, self.known_names())
         except ParseError as exc:
@@ -238,12 +239,9 @@ class _Turn:
             async for event in items:
                 yield event
 
-    async def _stream(self, request: ModelRequest) -> AsyncIterator[str]:
+    def _stream(self, request: ModelRequest) -> AsyncIterator[str]:
         self.model_calls += 1
-        async with contextlib.aclosing(self.agent.model.stream(request)) as stream:
-            async for chunk in stream:
-                if chunk:
-                    yield chunk
+        return self.agent.model.stream(request)
 
     async def _retry(self, step_no: int, raw: str, reason: str) -> AsyncIterator[Any]:
         self.parse_retries += 1
@@ -429,6 +427,9 @@ class _Turn:
         started = time.monotonic()
         task = asyncio.ensure_future(_invoke(tool, args, ctx, timeout))
         try:
+            # One turn of the loop finishes a quick async tool; only slower ones need the
+            # progress queue watched beside them.
+            await asyncio.sleep(0)
             while not task.done():
                 getter = asyncio.ensure_future(self.progress.get())
                 done, _ = await asyncio.wait({task, getter}, return_when=asyncio.FIRST_COMPLETED)
@@ -482,6 +483,8 @@ class _Turn:
         text = ""
         async with contextlib.aclosing(self._stream(request)) as items:
             async for chunk in items:
+                if not chunk:
+                    continue
                 text += chunk
                 yield ModelDelta(step=self.model_calls, text=chunk)
                 yield AnswerDelta(text=chunk)
@@ -516,9 +519,7 @@ class _Turn:
 
     def _base_request(self, messages: list[dict[str, Any]], purpose: str = "step") -> ModelRequest:
         task = self.session.task
-        # Built without validation: every field comes from this module, and the messages can be
-        # large (images as data URLs) and are validated again by the client anyway.
-        return ModelRequest.model_construct(
+        return ModelRequest(
             messages=messages,
             temperature=self.agent.temperature,
             purpose=purpose,
