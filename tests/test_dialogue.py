@@ -51,11 +51,14 @@ def final_for(style, text):
 
 
 @pytest.mark.parametrize("style", STYLES)
-async def test_fill_one_slot_merges_known_params_in_code(test_tools, style):
-    chat = Conversation(test_tools, style)
-    events = await chat.say("book a trip to Paris", action(style, "book_trip", {"city": "Paris"}))
+@pytest.mark.parametrize("language", ["en", "zh"])
+async def test_fill_one_slot_merges_known_params_in_code(test_tools, style, language):
+    chat = Conversation(test_tools, style, language)
+    request = "订票去 Paris" if language == "zh" else "book a trip to Paris"
+    events = await chat.say(request, action(style, "book_trip", {"city": "Paris"}))
     assert events[-1].type == "ask_user"
     assert events[-1].missing == ["date"] and "travel date" in events[-1].question
+    assert events[-1].question.startswith("请告诉我" if language == "zh" else "Please tell me")
     state = [e for e in events if e.type == "task_state"][-1]
     assert state.known == {"city": "Paris"} and state.missing == ["date"]
     # The model forgets the city; the code remembers it.
@@ -70,8 +73,9 @@ async def test_fill_one_slot_merges_known_params_in_code(test_tools, style):
 
 
 @pytest.mark.parametrize("style", STYLES)
-async def test_fill_two_slots_over_two_turns(test_tools, style):
-    chat = Conversation(test_tools, style)
+@pytest.mark.parametrize("language", ["en", "zh"])
+async def test_fill_two_slots_over_two_turns(test_tools, style, language):
+    chat = Conversation(test_tools, style, language)
     events = await chat.say("book a trip", action(style, "book_trip", {}))
     assert events[-1].missing == ["city", "date"]
     events = await chat.say("Rome", action(style, "book_trip", {"city": "Rome"}))
@@ -84,8 +88,9 @@ async def test_fill_two_slots_over_two_turns(test_tools, style):
 
 
 @pytest.mark.parametrize("style", STYLES)
-async def test_correcting_a_value(test_tools, style):
-    chat = Conversation(test_tools, style)
+@pytest.mark.parametrize("language", ["en", "zh"])
+async def test_correcting_a_value(test_tools, style, language):
+    chat = Conversation(test_tools, style, language)
     await chat.say("book a trip to Paris", action(style, "book_trip", {"city": "Paris"}))
     events = await chat.say(
         "actually Berlin, on 2026-03-01",
@@ -97,8 +102,9 @@ async def test_correcting_a_value(test_tools, style):
 
 
 @pytest.mark.parametrize("style", STYLES)
-async def test_switching_task_midway(test_tools, style):
-    chat = Conversation(test_tools, style)
+@pytest.mark.parametrize("language", ["en", "zh"])
+async def test_switching_task_midway(test_tools, style, language):
+    chat = Conversation(test_tools, style, language)
     await chat.say("book a trip to Paris", action(style, "book_trip", {"city": "Paris"}))
     events = await chat.say(
         "echo hello", action(style, "echo", {"text": "hello"}), final_for(style, "echo: hello")
@@ -120,8 +126,9 @@ async def test_end_conversation(test_tools, style, language):
 
 
 @pytest.mark.parametrize("style", STYLES)
-async def test_vague_request_asks_for_intent(test_tools, style):
-    chat = Conversation(test_tools, style)
+@pytest.mark.parametrize("language", ["en", "zh"])
+async def test_vague_request_asks_for_intent(test_tools, style, language):
+    chat = Conversation(test_tools, style, language)
     events = await chat.say(
         "help", action(style, "ASK_USER_FOR_INTENT", {"question": "What do you need?"})
     )
@@ -129,8 +136,9 @@ async def test_vague_request_asks_for_intent(test_tools, style):
 
 
 @pytest.mark.parametrize("style", STYLES)
-async def test_no_tool_fits(test_tools, style):
-    chat = Conversation(test_tools, style)
+@pytest.mark.parametrize("language", ["en", "zh"])
+async def test_no_tool_fits(test_tools, style, language):
+    chat = Conversation(test_tools, style, language)
     events = await chat.say(
         "who won the 1998 world cup?",
         action(style, "TOOL_OTHER", {"intent": "football trivia"}),

@@ -115,3 +115,22 @@ async def test_zooms_then_reads_small_print(tools, sign):
     assert [c.tool for c in calls] == ["zoom", "read_text"]
     assert calls[1].arguments["image_id"] == "img_2"
     assert "42" in events[-1].text
+
+
+@pytest.mark.parametrize("style", STYLES)
+async def test_an_answer_that_fills_a_different_field(tools, style):
+    session = Session()
+    await collect(agent_for(tools, style), "convert 5 miles", session=session)
+    events = await collect(agent_for(tools, style), "actually make it 10 miles", session=session)
+    assert events[-1].type == "ask_user" and events[-1].missing == ["to_unit"]
+    assert [e for e in events if e.type == "task_state"][-1].known["value"] == 10
+    events = await collect(agent_for(tools, style), "km", session=session)
+    assert "16.09344 km" in events[-1].text
+
+
+async def test_a_new_request_replaces_the_pending_task(tools):
+    session = Session()
+    await collect(agent_for(tools), "convert 5 miles", session=session)
+    events = await collect(agent_for(tools), "what is 6*7", session=session)
+    assert next(e for e in events if e.type == "tool_call").tool == "calculator"
+    assert events[-1].text.endswith("42") and session.task is None
