@@ -254,7 +254,17 @@ def chat_messages(state: PageState) -> list[dict[str, Any]]:
 
 
 def trace_messages(state: PageState) -> list[dict[str, Any]]:
-    return [m for record in state.turns for m in record.view.messages]
+    """Every turn's steps; finished turns fold, except the latest, which stays open."""
+    messages = [m for record in state.turns for m in record.view.messages]
+    if state.turns and messages:
+        latest = state.turns[-1].view.turn_id
+        for index, message in enumerate(messages):
+            meta = message["metadata"]
+            if meta.get("id") == latest and meta.get("status") == "done":
+                # No status: Gradio shows the group open, without a spinner.
+                open_meta = {k: v for k, v in meta.items() if k != "status"}
+                messages[index] = {**message, "metadata": open_meta}
+    return messages
 
 
 def status_text(state: PageState) -> str:

@@ -36,6 +36,7 @@ LABELS: dict[str, dict[str, str]] = {
         "asked": "Asked the user",
         "error": "Error",
         "stats": "{calls} model call(s) · {seconds:.1f} s",
+        "calls": "{calls} model call(s)",
         "stopped": "Stopped",
         "stopped_text": "Stopped before it finished.",
         "status": {
@@ -68,6 +69,7 @@ LABELS: dict[str, dict[str, str]] = {
         "asked": "向用户提问",
         "error": "错误",
         "stats": "{calls} 次模型调用 · {seconds:.1f} 秒",
+        "calls": "{calls} 次模型调用",
         "stopped": "已停止",
         "stopped_text": "在完成前被停止。",
         "status": {
@@ -200,8 +202,8 @@ class TurnView:
                 turn["metadata"].update(
                     status="done",
                     duration=round(event.duration, 2),
-                    log=f"{event.model} · "
-                    + w["stats"].format(calls=event.model_calls, seconds=event.duration),
+                    # The duration shows beside the title already.
+                    log=f"{event.model} · " + w["calls"].format(calls=event.model_calls),
                 )
             case _:
                 pass

@@ -205,17 +205,18 @@ def test_unit_conversion_asks_then_finishes_with_known_params_growing(page):
     wait_turn_done(page, 1)
     assert "unit" in last_reply(page).lower()
     trace = page.locator("#trace")
-    unfold_task(trace, 1)
+    unfold_task(trace)
     sync_api.expect(trace).to_contain_text("from_unit = miles")
     sync_api.expect(trace).to_contain_text("to_unit")
     ask(page, "km")
     wait_turn_done(page, 2)
     assert "8.04672 km" in last_reply(page)
-    unfold_task(trace, 2)
+    unfold_task(trace)
     sync_api.expect(trace).to_contain_text("to_unit = km")
+    # The older turn folded when the new one came; the latest stays open.
+    sync_api.expect(trace.get_by_text("Task: convert_units")).to_have_count(1)
 
 
-def unfold_task(trace, turn: int) -> None:
-    """Finished turns and steps fold; a person clicks to see the task state again."""
-    trace.get_by_text(f"Turn {turn}:", exact=False).first.click()
+def unfold_task(trace) -> None:
+    """The latest turn stays open, its finished steps folded; a click shows the task state."""
     trace.get_by_text("Task: convert_units").last.click()
