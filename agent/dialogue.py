@@ -58,13 +58,37 @@ def clean_params(value: Any) -> dict[str, Any]:
 
 
 def merge(*sources: Any, fields: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Later sources win; keys the tool does not know are dropped when `fields` is given."""
+    """Later sources win. With `fields`, each source's keys are matched to the tool's fields
+    first (`Expression` or `expression ` is `expression`), and unknown keys are dropped."""
     merged: dict[str, Any] = {}
     for source in sources:
-        merged.update(clean_params(source))
-    if fields is not None:
-        merged = {k: v for k, v in merged.items() if k in fields}
+        params = clean_params(source)
+        if fields is not None:
+            params = fit_to_fields(params, fields, merged)
+        merged.update(params)
     return merged
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[\s_\-]+", "", str(name)).lower()
+
+
+def fit_to_fields(
+    params: dict[str, Any], fields: Mapping[str, Any], known: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """Keys as the tool names them. A lone `input` (what a bare-string Action Input becomes)
+    goes to the one required field still empty, which is what the model meant by it."""
+    by_norm = {_norm(name): name for name in fields}
+    fitted = {by_norm[_norm(k)]: v for k, v in params.items() if _norm(k) in by_norm}
+    if "input" in params and "input" not in fields:
+        empty = [
+            name
+            for name, info in fields.items()
+            if info.is_required() and name not in fitted and name not in (known or {})
+        ]
+        if len(empty) == 1:
+            fitted[empty[0]] = params["input"]
+    return fitted
 
 
 def check(tool: Any, params: dict[str, Any]) -> Check:

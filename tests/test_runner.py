@@ -226,3 +226,46 @@ async def test_chinese_question_gets_the_chinese_header(test_tools):
     events = await collect(Agent(model, test_tools), "你好吗？")
     assert events[0].language == "zh"
     assert "请用中文回答" in model.requests[0].messages[0]["content"]
+
+
+async def test_bare_string_input_goes_to_the_one_required_field(test_tools):
+    model = ScriptedModel(["Thought: x\nAction: echo\nAction Input: hello there", "Answer: ok"])
+    events = await collect(Agent(model, test_tools), "echo hello there")
+    assert next(e for e in events if e.type == "tool_call").arguments == {"text": "hello there"}
+
+
+async def test_argument_names_in_another_case_are_understood(test_tools):
+    model = ScriptedModel(
+        [
+            'Thought: x\nAction: book_trip\nAction Input: {"City": "Rome", "DATE": "2026-02-02"}',
+            "Answer: ok",
+        ]
+    )
+    events = await collect(Agent(model, test_tools), "book Rome")
+    call = next(e for e in events if e.type == "tool_call")
+    assert call.arguments["city"] == "Rome" and call.arguments["date"] == "2026-02-02"
+
+
+@pytest.mark.parametrize("written", ["1", "img1", "Image 1", "[img_1]", "图片1"])
+async def test_loosely_written_image_ids_are_resolved(test_tools, png, written):
+    model = ScriptedModel(
+        [
+            f"Thought: x\nAction: crop\nAction Input: {json.dumps({'image_id': written})}",
+            "Answer: ok",
+        ]
+    )
+    events = await collect(Agent(model, test_tools), "crop", [png])
+    assert next(e for e in events if e.type == "tool_result").ok
+
+
+@pytest.mark.parametrize("written", ["img_9", "../img_1", "/etc/passwd", "img_1.jpg"])
+async def test_other_image_ids_are_refused(test_tools, png, written):
+    model = ScriptedModel(
+        [
+            f"Thought: x\nAction: crop\nAction Input: {json.dumps({'image_id': written})}",
+            "Answer: ok",
+        ]
+    )
+    events = await collect(Agent(model, test_tools), "crop", [png])
+    result = next(e for e in events if e.type == "tool_result")
+    assert not result.ok and "Known image ids: img_1" in result.text

@@ -60,6 +60,11 @@ class ImageStore(Protocol):
     def meta(self, image_id: str) -> dict[str, Any]: ...
 
 
+_LOOSE_IMAGE_ID = re.compile(
+    r"[\[(<`'\"]*(?:img|image|图片?)?[\s_#-]*(\d{1,6})[\])>`'\"]*", re.IGNORECASE
+)
+
+
 class ToolContext:
     """The only door from a tool to the outside: images by id, progress notes, cancellation."""
 
@@ -76,21 +81,24 @@ class ToolContext:
 
     def open_image(self, image_id: str) -> Image.Image:
         """The prepared copy of an image of this session; unknown ids are the model's mistake."""
-        image_id = str(image_id).strip()
-        known = self._images.ids()
-        if image_id not in known:
-            listed = ", ".join(known) if known else "none in this conversation"
-            raise ToolInputError(f"Unknown image_id {image_id!r}. Known image ids: {listed}.")
-        return self._images.open(image_id)
+        return self._images.open(self.resolve_image_id(image_id))
 
     def image_meta(self, image_id: str) -> dict[str, Any]:
         """What the store knows about an image of this session: sizes, formats, EXIF."""
-        image_id = str(image_id).strip()
+        return self._images.meta(self.resolve_image_id(image_id))
+
+    def resolve_image_id(self, image_id: Any) -> str:
+        """An id of this session's images. Models also write `1`, `img1`, `Image 1` or
+        `[img_1]` for `img_1`; anything else (a path, another session's id) is refused."""
         known = self._images.ids()
-        if image_id not in known:
-            listed = ", ".join(known) if known else "none in this conversation"
-            raise ToolInputError(f"Unknown image_id {image_id!r}. Known image ids: {listed}.")
-        return self._images.meta(image_id)
+        text = str(image_id).strip()
+        if text in known:
+            return text
+        match = _LOOSE_IMAGE_ID.fullmatch(text)
+        if match and f"img_{int(match.group(1))}" in known:
+            return f"img_{int(match.group(1))}"
+        listed = ", ".join(known) if known else "none in this conversation"
+        raise ToolInputError(f"Unknown image_id {text[:80]!r}. Known image ids: {listed}.")
 
     def add_image(self, image: Image.Image, label: str = "") -> ImageOut:
         return self._images.add(image, label)
