@@ -12,6 +12,7 @@ import logging
 import os
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
@@ -659,10 +660,23 @@ def launch_options(env: Settings | None = None) -> dict[str, Any]:
     }
 
 
+def warm_up(tools: list[Any]) -> None:
+    """Load the tools' slow parts (the OCR models) before the first person needs them."""
+    for tool in tools:
+        try:
+            tool.warm_up()
+        except Exception:
+            log.warning("warming up %s failed; it will load on first use", tool.name, exc_info=True)
+
+
 def main() -> None:
     logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO"))
     env = Settings()
-    demo = build_demo(env=env)
+    from tools import default_tools
+
+    tools = default_tools()
+    threading.Thread(target=warm_up, args=(tools,), name="warm-up", daemon=True).start()
+    demo = build_demo(env=env, tools=tools)
     demo.queue(default_concurrency_limit=64)
     demo.launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),

@@ -134,3 +134,17 @@ async def test_a_new_request_replaces_the_pending_task(tools):
     events = await collect(agent_for(tools), "what is 6*7", session=session)
     assert next(e for e in events if e.type == "tool_call").tool == "calculator"
     assert events[-1].text.endswith("42") and session.task is None
+
+
+async def test_an_image_question_no_tool_fits_says_what_it_can_do(tools, sign):
+    events = await collect(agent_for(tools), "Is this a nice place to live?", [sign])
+    assert events[-1].type == "answer" and "cannot look at pictures" in events[-1].text
+
+
+def test_tools_warm_up_without_error(tools):
+    import app
+
+    app.warm_up(tools)
+    from tools.read_text import engine_loaded
+
+    assert engine_loaded()

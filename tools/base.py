@@ -133,6 +133,10 @@ class Tool:
     def run(self, args: BaseModel, ctx: ToolContext) -> ToolResult:  # may also be async
         raise NotImplementedError
 
+    def warm_up(self) -> None:
+        """Load whatever makes the first call slow (models, tables); the app calls it in the
+        background at start-up so the first person to ask does not wait."""
+
     # -- derived from the declaration; nothing below needs overriding -------------------------
 
     @classmethod

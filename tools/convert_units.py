@@ -276,6 +276,9 @@ class ConvertUnits(Tool):
         r"单位转换",
     )
 
+    def warm_up(self) -> None:
+        registry()
+
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
         found: dict[str, Any] = {}
         number = _NUMBER.search(text)

@@ -181,6 +181,9 @@ class ReadText(Tool):
         r"上面写",
     )
 
+    def warm_up(self) -> None:
+        get_engine()
+
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
         return image_id_from(text, image_ids, known)
 

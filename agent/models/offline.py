@@ -45,6 +45,10 @@ _TEXT = {
         "answer_failed": "I could not finish that: {observation}",
         "no_tool": "None of my tools fits this request.",
         "sorry": "Sorry, I cannot answer your query.",
+        "sorry_image": "Sorry, I cannot answer that: as the offline demo model I cannot look at "
+        "pictures by myself. I can read the text in an image, zoom into part of it, list its "
+        "colours, scan QR codes or show the photo's details; ask for one of those, or connect a "
+        "real model in Settings.",
         "vague": "I cannot tell what the user wants.",
         "intent": "What would you like me to do? For example: read the text in an image, zoom "
         "into part of it, convert units, calculate, or tell the time in a city.",
@@ -61,6 +65,7 @@ _TEXT = {
         "answer_failed": "没能完成：{observation}",
         "no_tool": "我的工具都不适合这个请求。",
         "sorry": "抱歉，我无法回答您的问题。",
+        "sorry_image": "抱歉，这个问题我回答不了：我是离线演示模型，自己看不懂图片。我可以识别图片中的文字、放大局部、列出颜色、扫描二维码或显示照片信息；请选择其中一项，或在设置中连接真实模型。",
         "vague": "我无法确定用户想做什么。",
         "intent": "请问您想让我做什么？例如：识别图片中的文字、放大图片局部、换算单位、计算，或查询某个城市的时间。",
         "end_thought": "用户想结束对话。",
@@ -122,7 +127,8 @@ class OfflineModel:
     def _after_observation(self, request: ModelRequest, words: dict[str, str]) -> str:
         last = request.observations[-1]
         if last.startswith("No tool fits"):
-            return f"Thought: {words['no_tool']}\nAnswer: {words['sorry']}"
+            sorry = words["sorry_image"] if request.image_ids else words["sorry"]
+            return f"Thought: {words['no_tool']}\nAnswer: {sorry}"
         if _ERROR.match(last):
             return f"Thought: {words['failed']}\nAnswer: " + words["answer_failed"].format(
                 observation=last
@@ -188,7 +194,7 @@ def _final_text(request: ModelRequest, words: dict[str, str]) -> str:
         return words["sorry"]
     last = observations[-1]
     if last.startswith("No tool fits"):
-        return words["sorry"]
+        return words["sorry_image"] if request.image_ids else words["sorry"]
     if _ERROR.match(last):
         return words["answer_failed"].format(observation=last)
     return last
