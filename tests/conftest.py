@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import time
 from typing import Literal
 
@@ -9,6 +10,7 @@ import pytest
 from PIL import Image
 from pydantic import Field
 
+from agent.images import ImageStore
 from tools.base import StrictArgs, Tool, ToolContext, ToolResult
 
 
@@ -107,6 +109,18 @@ class Boom(Tool):
 @pytest.fixture
 def test_tools():
     return [Echo(), BookTrip(), Slow(), Crop(), Boom()]
+
+
+def png_bytes(image: Image.Image) -> bytes:
+    buffer = io.BytesIO()
+    image.save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+@pytest.fixture
+def store(tmp_path):
+    """A session's image store, as the agent gives it to tools."""
+    return ImageStore(root=tmp_path / "images")
 
 
 @pytest.fixture

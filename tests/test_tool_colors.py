@@ -1,26 +1,14 @@
-import io
 import time
 
 import pytest
+from conftest import png_bytes as png
 from PIL import Image, ImageDraw
 from pydantic import ValidationError
 
-from agent.images import ImageStore
 from tools.base import ToolContext, ToolInputError
 from tools.colors import Colors, dominant_colours, nearest_name
 
 TOOL = Colors()
-
-
-def png(image: Image.Image) -> bytes:
-    buffer = io.BytesIO()
-    image.save(buffer, "PNG")
-    return buffer.getvalue()
-
-
-@pytest.fixture
-def store(tmp_path):
-    return ImageStore(root=tmp_path / "images")
 
 
 def run(store, **arguments):

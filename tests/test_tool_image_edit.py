@@ -1,25 +1,12 @@
-import io
-
 import pytest
+from conftest import png_bytes as png
 from PIL import Image, ImageDraw, ImageFilter, ImageStat
 from pydantic import ValidationError
 
-from agent.images import ImageStore
 from tools.base import ToolContext, ToolInputError
 from tools.image_edit import ImageEdit
 
 TOOL = ImageEdit()
-
-
-def png(image: Image.Image) -> bytes:
-    buffer = io.BytesIO()
-    image.save(buffer, "PNG")
-    return buffer.getvalue()
-
-
-@pytest.fixture
-def store(tmp_path):
-    return ImageStore(root=tmp_path / "images")
 
 
 def marked() -> Image.Image:

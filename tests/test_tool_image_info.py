@@ -2,6 +2,7 @@ import io
 import re
 
 import pytest
+from conftest import png_bytes as png
 from PIL import ExifTags, Image
 from PIL.TiffImagePlugin import IFDRational
 from pydantic import ValidationError
@@ -35,17 +36,6 @@ def photo_with_exif(size=(3000, 2000)) -> bytes:
     buffer = io.BytesIO()
     image.save(buffer, "JPEG", exif=exif, quality=80)
     return buffer.getvalue()
-
-
-def png(image: Image.Image) -> bytes:
-    buffer = io.BytesIO()
-    image.save(buffer, "PNG")
-    return buffer.getvalue()
-
-
-@pytest.fixture
-def store(tmp_path):
-    return ImageStore(root=tmp_path / "images")
 
 
 def run(store, **arguments):

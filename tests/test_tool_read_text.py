@@ -1,4 +1,3 @@
-import io
 import re
 import shutil
 import subprocess
@@ -7,21 +6,15 @@ import time
 
 import pytest
 import rapidocr_onnxruntime
+from conftest import png_bytes as png
 from PIL import Image, ImageDraw, ImageFont
 from pydantic import ValidationError
 
-from agent.images import ImageStore
 from tools import read_text
 from tools.base import ToolContext, ToolInputError
 from tools.read_text import ReadText, reading_order
 
 TOOL = ReadText()
-
-
-def png(image: Image.Image) -> bytes:
-    buffer = io.BytesIO()
-    image.save(buffer, "PNG")
-    return buffer.getvalue()
 
 
 def cjk_font() -> str | None:
@@ -38,11 +31,6 @@ def cjk_font() -> str | None:
 def engine():
     """One OCR engine for the whole module: loading it takes seconds."""
     return read_text.get_engine()
-
-
-@pytest.fixture
-def store(tmp_path):
-    return ImageStore(root=tmp_path / "images")
 
 
 def run(store, notes=None, **arguments):

@@ -4,20 +4,14 @@ import numpy as np
 import pytest
 import segno
 import zxingcpp
+from conftest import png_bytes as png
 from PIL import Image
 from pydantic import ValidationError
 
-from agent.images import ImageStore
 from tools.base import ToolContext, ToolInputError
 from tools.scan_code import ScanCode
 
 TOOL = ScanCode()
-
-
-def png(image: Image.Image) -> bytes:
-    buffer = io.BytesIO()
-    image.save(buffer, "PNG")
-    return buffer.getvalue()
 
 
 def qr_image(text: str, scale: int = 8) -> Image.Image:
@@ -32,11 +26,6 @@ def ean13_image() -> Image.Image:
     canvas = Image.new("RGB", (drawn.width + 80, drawn.height + 80), "white")
     canvas.paste(drawn, (40, 40))
     return canvas
-
-
-@pytest.fixture
-def store(tmp_path):
-    return ImageStore(root=tmp_path / "images")
 
 
 def run(store, **arguments):

@@ -1,6 +1,5 @@
-import io
-
 import pytest
+from conftest import png_bytes as png
 from PIL import Image, ImageDraw
 from pydantic import ValidationError
 
@@ -9,17 +8,6 @@ from tools.base import ToolContext, ToolInputError
 from tools.zoom import Zoom
 
 TOOL = Zoom()
-
-
-def png(image: Image.Image) -> bytes:
-    buffer = io.BytesIO()
-    image.save(buffer, "PNG")
-    return buffer.getvalue()
-
-
-@pytest.fixture
-def store(tmp_path):
-    return ImageStore(root=tmp_path / "images")
 
 
 def quadrants() -> Image.Image:
