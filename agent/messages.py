@@ -15,6 +15,8 @@ Detail = Literal["auto", "low", "high"]
 
 # Older images stay in the conversation as text only; each image costs the model real tokens.
 HISTORY_IMAGE_LIMIT = 4
+# A long conversation keeps its latest turns; the earliest drop out of the request.
+HISTORY_TURN_LIMIT = 20
 
 
 class StepRecord(BaseModel):
@@ -60,10 +62,11 @@ def history_messages(
 ) -> list[dict[str, Any]]:
     """Earlier turns: each image is sent once, in the turn it came with; the oldest as text."""
     store: ImageStore = session.images
-    all_ids = [i for turn in session.history for i in turn.image_ids]
+    turns = session.history[-HISTORY_TURN_LIMIT:]
+    all_ids = [i for turn in turns for i in turn.image_ids]
     keep = set(all_ids[-image_limit:]) if image_limit else set()
     messages: list[dict[str, Any]] = []
-    for turn in session.history:
+    for turn in turns:
         refs = [store.get(i) for i in turn.image_ids if i in keep]
         dropped = [i for i in turn.image_ids if i not in keep]
         text = turn.user_text + (

@@ -62,13 +62,19 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]{3,}")
 
 
-def turn_language(text: str, default: str) -> str:
-    """The conversation's language: Chinese if the user writes Chinese, English if English."""
+def turn_language(text: str, default: str, previous: str | None = None) -> str:
+    """The conversation's language: Chinese if the user writes Chinese, English if English.
+
+    A short reply in Latin letters ("km", "Tokyo") answers in the language the conversation
+    was already in, so a Chinese conversation stays Chinese.
+    """
     if _CJK.search(text):
         return "zh"
+    if previous and len(text.split()) <= 2:
+        return previous
     if _LATIN.search(text):
         return "en"
-    return default
+    return previous or default
 
 
 def image_info(ref: ImageRef) -> ImageInfo:
@@ -135,7 +141,8 @@ class _Turn:
         self.agent = agent
         self.text = text.strip()
         self.session = session
-        self.language = turn_language(self.text, agent.language)
+        previous = session.history[-1].language if session.history else None
+        self.language = turn_language(self.text, agent.language, previous)
         self.refs: list[ImageRef] = []
         self.steps: list[StepRecord] = []
         self.model_calls = 0
@@ -616,6 +623,7 @@ class _Turn:
         }.get(getattr(final, "type", ""), "error")
         self.session.history.append(
             Turn(
+                language=self.language,
                 user_text=self.text,
                 image_ids=[r.id for r in self.refs],
                 reply=reply if outcome != "error" else "",

@@ -16,6 +16,7 @@ class Turn(BaseModel):
     image_ids: list[str] = Field(default_factory=list)
     reply: str = ""
     outcome: Literal["answered", "asked", "ended", "error"] = "answered"
+    language: str = "en"
 
 
 class Session(BaseModel):

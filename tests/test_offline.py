@@ -148,3 +148,11 @@ def test_tools_warm_up_without_error(tools):
     from tools.read_text import engine_loaded
 
     assert engine_loaded()
+
+
+async def test_a_short_latin_reply_keeps_a_chinese_conversation_chinese(tools):
+    session = Session()
+    events = await collect(agent_for(tools, language="en"), "现在几点了？", session=session)
+    assert "哪个城市" in events[-1].question
+    events = await collect(agent_for(tools, language="en"), "Tokyo", session=session)
+    assert events[0].language == "zh" and events[-1].type == "answer"
