@@ -434,6 +434,14 @@ def build_demo(
 
         return handler
 
+    def empty_box(state: PageState | None) -> Any:
+        """Empty the input, unless the turn cannot start: then the words stay to send again."""
+        try:
+            make_model(state.prefs if state else prefs0)
+        except ModelNotConfigured:
+            return gr.skip()
+        return None
+
     def banner_update(prefs: Prefs):
         return gr.Markdown(visible=prefs.source == "offline")
 
@@ -550,7 +558,7 @@ def build_demo(
         # The input empties the moment a turn is sent (the turn has read it by then); the
         # turn itself never updates the box.
         for sent in (box.submit, examples.load_input_event.then):
-            sent(lambda: None, None, box, queue=False, **quiet)
+            sent(empty_box, [state], box, queue=False, **quiet)
         retried = retry_btn.click(retry, [state], api_visibility="private", **turn)
         running = [submitted, from_example, retried]
         for event in running:

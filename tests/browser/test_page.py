@@ -47,7 +47,13 @@ def free_port() -> int:
 def url():
     if not Path(CHROMIUM).exists():
         pytest.skip("Chromium is not installed")
-    demo = app.build_demo(model_factory=lambda prefs: MODEL["factory"]())
+    def factory(prefs):
+        # The Settings' model source is honoured, so a hosted model without a key says so.
+        if prefs.source != "offline":
+            return app.default_model(prefs, app.Settings())
+        return MODEL["factory"]()
+
+    demo = app.build_demo(model_factory=factory)
     demo.queue(default_concurrency_limit=64)
     port = free_port()
     demo.launch(prevent_thread_lock=True, server_port=port, quiet=True, **app.launch_options())
@@ -220,3 +226,19 @@ def test_unit_conversion_asks_then_finishes_with_known_params_growing(page):
 def unfold_task(trace) -> None:
     """The latest turn stays open, its finished steps folded; a click shows the task state."""
     trace.get_by_text("Task: convert_units").last.click()
+
+
+def test_a_turn_that_cannot_start_keeps_the_words(page):
+    if app.server_key(app.Settings(), None):
+        pytest.skip("the environment has a key")
+    page.locator("#settings").get_by_text("Settings").click()
+    page.locator("#source").get_by_text("OpenAI-compatible API").click()
+    time.sleep(0.5)
+    ask(page, "what is 2+2")
+    sync_api.expect(page.get_by_text("needs an API key or a base URL")).to_be_visible()
+    sync_api.expect(page.locator("#input textarea")).to_have_value("what is 2+2")
+    page.locator("#source").get_by_text("Offline demo model").click()
+    time.sleep(0.5)
+    page.press("#input textarea", "Enter")
+    wait_turn_done(page, 1)
+    assert "4" in last_reply(page)
