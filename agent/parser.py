@@ -19,6 +19,8 @@ from typing import Any, Literal
 import json_repair
 from pydantic import BaseModel, Field
 
+from .reasoning import strip_reasoning
+
 __all__ = ["AnswerStream", "ParseError", "Step", "parse_step"]
 
 _SEP = r"[ \t_]{0,3}"
@@ -89,6 +91,9 @@ def parse_step(text: str, tools: Sequence[str] = ()) -> Step:
     """Read one step from `text`; raise `ParseError` when it holds none."""
     if not text.strip():
         raise ParseError("the reply was empty", tools)
+    text = strip_reasoning(text)
+    if not text.strip():
+        raise ParseError("the reply held only reasoning (<think>), no step", tools)
     try:
         step = _parse(text, tools)
     except RecursionError as error:

@@ -52,6 +52,7 @@ from .images import ImageRef, ImageRejected
 from .messages import StepRecord, action_text, prompt_messages, react_messages
 from .models.base import ChatModel, ModelError, ModelRequest
 from .parser import AnswerStream, ParseError, Step, parse_step
+from .reasoning import ReasoningFilter
 from .session import Session, Turn
 
 log = logging.getLogger(__name__)
@@ -210,6 +211,7 @@ class _Turn:
         request = self._request()
         raw = ""
         answer_stream = AnswerStream()
+        reasoning = ReasoningFilter()
         thought_sent = False
         async with contextlib.aclosing(self._stream(request)) as items:
             async for chunk in items:
@@ -217,7 +219,7 @@ class _Turn:
                     continue
                 raw += chunk
                 yield ModelDelta(step=step_no, text=chunk)
-                forwarded = answer_stream.feed(chunk)
+                forwarded = answer_stream.feed(reasoning.feed(chunk))
                 if forwarded:
                     if not thought_sent:
                         # The Thought is complete once the answer starts: show it first.
