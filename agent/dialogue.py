@@ -7,6 +7,7 @@ ask the user or call the tool is decided here too, from the tool's own pydantic 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -73,13 +74,26 @@ def _norm(name: str) -> str:
     return re.sub(r"[\s_\-]+", "", str(name)).lower()
 
 
+@functools.lru_cache(maxsize=256)
+def _by_norm(names: tuple[str, ...]) -> dict[str, str]:
+    return {_norm(name): name for name in names}
+
+
 def fit_to_fields(
     params: dict[str, Any], fields: Mapping[str, Any], known: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
     """Keys as the tool names them. A lone `input` (what a bare-string Action Input becomes)
     goes to the one required field still empty, which is what the model meant by it."""
-    by_norm = {_norm(name): name for name in fields}
-    fitted = {by_norm[_norm(k)]: v for k, v in params.items() if _norm(k) in by_norm}
+    fitted: dict[str, Any] = {}
+    loose = None
+    for key, value in params.items():
+        if key in fields:
+            fitted[key] = value
+            continue
+        loose = loose or _by_norm(tuple(fields))
+        name = loose.get(_norm(key))
+        if name is not None:
+            fitted[name] = value
     if "input" in params and "input" not in fields:
         empty = [
             name

@@ -10,6 +10,7 @@ person would read it. `AnswerStream` forwards the answer while the reply is stil
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 import warnings
@@ -192,11 +193,18 @@ def _action(value: str, input_text: str | None, tools: Sequence[str]) -> tuple[s
 
 
 def _resolve(name: str, tools: Sequence[str]) -> str:
-    known = {_key(tool): tool for tool in tools}
+    if name in tools:
+        return name
+    known = _keys(tuple(tools))
     for candidate in (name, name.rsplit(".", 1)[-1], _TOOL_SUFFIX.sub("", name)):
         if _key(candidate) in known:
             return known[_key(candidate)]
     return name
+
+
+@functools.lru_cache(maxsize=64)
+def _keys(tools: tuple[str, ...]) -> dict[str, str]:
+    return {_key(tool): tool for tool in tools}
 
 
 def _trim_name(name: str) -> str:

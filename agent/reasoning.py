@@ -17,6 +17,8 @@ def strip_reasoning(text: str) -> str:
     """The reply without its reasoning. A lone `</think>` (the chat template opened the block)
     ends reasoning that began with the reply."""
     lowered = text.lower()
+    if "think>" not in lowered:
+        return text
     close = lowered.find(_CLOSE)
     if close >= 0 and _OPEN not in lowered[:close]:
         text = text[close + len(_CLOSE) :]
@@ -34,6 +36,8 @@ class ReasoningFilter:
         self._decided = False
 
     def feed(self, chunk: str) -> str:
+        if self._decided and not self._inside:
+            return chunk  # the reasoning is over (or never began): everything passes
         self._buffer += chunk
         out = []
         while self._buffer:
