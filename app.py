@@ -8,6 +8,7 @@ through `agent.trace_view`. The API endpoint `/chat` takes `{"text": ..., "files
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import shutil
@@ -160,70 +161,8 @@ class PageState:
         return self.trace_file
 
 
-UI_TEXT: dict[str, dict[str, str]] = {
-    "en": {
-        "header": "## Multimodal ReAct agent\nAsk a question, drop in images, and watch each "
-        "Thought, tool call and result appear in the trace while the answer streams in.",
-        "banner_offline": "**You are talking to the offline demo model.** It needs no key and "
-        "follows fixed rules rather than understanding language. To connect a real model, set "
-        "`OPENAI_API_KEY` (and `OPENAI_BASE_URL` for other providers) or `HF_TOKEN` before "
-        "starting the app, or open **Settings** below.",
-        "chat_label": "Conversation",
-        "chat_placeholder": "Ask something, or attach images and ask about them.",
-        "input_placeholder": "Type a question; drop, paste or pick images…",
-        "stop": "Stop",
-        "retry": "Retry",
-        "clear": "Clear",
-        "download": "Download trace (JSON)",
-        "examples": "Examples",
-        "trace_label": "Trace",
-        "trace_placeholder": "Each Thought, tool call and result appears here as it happens.",
-        "settings": "Settings",
-        "source": "Model source",
-        "base_url": "Base URL",
-        "model_name": "Model name",
-        "api_key": "API key",
-        "api_key_info": "Kept only for this browser session; never logged or shown again.",
-        "temperature": "Temperature",
-        "steps": "Step limit (model calls per turn)",
-        "detail": "Image detail",
-        "language": "Language",
-        "style": "Prompt style",
-        "empty_input": "Type a question or attach an image first.",
-        "working": "Working…",
-    },
-    "zh": {
-        "header": "## 多模态 ReAct 智能体\n输入问题、拖入图片，在右侧追踪面板中实时查看每一步思考、"
-        "工具调用与结果，答案同步流式显示。",
-        "banner_offline": "**当前由离线演示模型回答。** "
-        "它无需密钥，按固定规则工作，并不真正理解语言。"
-        "要连接真实模型，请在启动前设置 `OPENAI_API_KEY`（其他服务商再加 `OPENAI_BASE_URL`）"
-        "或 `HF_TOKEN`，或打开下方的**设置**。",
-        "chat_label": "对话",
-        "chat_placeholder": "提个问题，或附上图片并就图片提问。",
-        "input_placeholder": "输入问题；可拖入、粘贴或选择图片…",
-        "stop": "停止",
-        "retry": "重试",
-        "clear": "清空",
-        "download": "下载追踪记录（JSON）",
-        "examples": "示例",
-        "trace_label": "追踪",
-        "trace_placeholder": "每一步思考、工具调用和结果都会实时显示在这里。",
-        "settings": "设置",
-        "source": "模型来源",
-        "base_url": "接口地址（Base URL）",
-        "model_name": "模型名称",
-        "api_key": "API 密钥",
-        "api_key_info": "只保存在本次浏览器会话中，不会被记录或再次显示。",
-        "temperature": "温度",
-        "steps": "步数上限（每轮模型调用次数）",
-        "detail": "图片细节",
-        "language": "语言",
-        "style": "提示词风格",
-        "empty_input": "请先输入问题或附上图片。",
-        "working": "处理中…",
-    },
-}
+# The page's own words, English and Chinese, kept beside the other assets.
+UI_TEXT: dict[str, dict[str, str]] = json.loads((ASSETS / "ui_text.json").read_text("utf-8"))
 # The page follows the browser's language; zh-CN and zh-TW browsers both get Chinese.
 I18N = gr.I18n(**UI_TEXT, **{"zh-CN": UI_TEXT["zh"], "zh-TW": UI_TEXT["zh"]})
 
