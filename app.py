@@ -122,6 +122,16 @@ class PageState:
         self.trace_file: str | None = None
         self._session: Session | None = None
         self._dir: str | None = None
+        self._model: tuple[tuple, Any] | None = None
+
+    def model(self, make: Callable[[Prefs], Any]) -> Any:
+        """This session's hosted model, made again only when its settings change: building
+        an HTTP client per turn costs real time. The key stays with the session."""
+        p = self.prefs
+        key = (p.source, p.base_url, p.model, p.api_key)
+        if self._model is None or self._model[0] != key:
+            self._model = (key, make(p))
+        return self._model[1]
 
     @property
     def session(self) -> Session:
@@ -146,6 +156,7 @@ class PageState:
         self.trace_file = None
 
     def close(self) -> None:
+        self._model = None
         if self._session is not None:
             shutil.rmtree(self._session.images.root, ignore_errors=True)
             self._session = None
@@ -291,7 +302,8 @@ def build_demo(
         state.turns.append(record)
         yield page_update(state)
         try:
-            model = make_model(prefs)
+            # Injected factories (tests) give a fresh model per turn; ours is kept per session.
+            model = state.model(make_model) if model_factory is None else make_model(prefs)
         except ModelNotConfigured as exc:
             gr.Warning(str(exc))
             state.turns.pop()

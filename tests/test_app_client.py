@@ -132,3 +132,22 @@ def test_server_key_goes_only_where_it_was_configured():
     assert app.server_key(env, "http://attacker.example/v1") == ""
     assert app.server_key(env, app.HF_ROUTER_URL) == "hf-server"
     assert "sk-server" not in repr(app.Prefs(api_key="sk-server"))
+
+
+def test_a_session_keeps_its_model_until_its_settings_change():
+    made = []
+
+    def make(prefs):
+        made.append(prefs.model)
+        return object()
+
+    state = app.PageState(
+        app.Prefs(source="openai", base_url="http://127.0.0.1:1/v1"), app.Settings()
+    )
+    first = state.model(make)
+    assert state.model(make) is first and made == [""]
+    state.prefs.model = "other-model"
+    assert state.model(make) is not first and made == ["", "other-model"]
+    state.reset()
+    state.model(make)
+    assert len(made) == 3
