@@ -47,6 +47,7 @@ def free_port() -> int:
 def url():
     if not Path(CHROMIUM).exists():
         pytest.skip("Chromium is not installed")
+
     def factory(prefs):
         # The Settings' model source is honoured, so a hosted model without a key says so.
         if prefs.source != "offline":
@@ -242,3 +243,28 @@ def test_a_turn_that_cannot_start_keeps_the_words(page):
     page.press("#input textarea", "Enter")
     wait_turn_done(page, 1)
     assert "4" in last_reply(page)
+
+
+def test_settings_connect_an_openai_compatible_server(page):
+    from tests.support.openai_server import OpenAIServer
+
+    key = "sk-page-secret-42"
+    replies = [
+        'Thought: I should calculate.\nAction: calculator\nAction Input: {"expression": "6*7"}',
+        "Thought: I know it now.\nAnswer: Six times seven is 42.",
+    ]
+    with OpenAIServer(replies=replies) as server:
+        page.locator("#settings").get_by_text("Settings").click()
+        page.locator("#source").get_by_text("OpenAI-compatible API").click()
+        page.fill("#base-url textarea, #base-url input", server.base_url)
+        page.fill("#model-name textarea, #model-name input", "local-vision")
+        page.fill("#api-key input", key)
+        page.locator("#api-key input").press("Tab")
+        time.sleep(0.5)
+        ask(page, "what is six times seven?")
+        wait_turn_done(page, 1)
+        assert "Six times seven is 42." in last_reply(page)
+        sync_api.expect(page.locator("#run-status")).to_contain_text("local-vision")
+        assert server.requests[0]["model"] == "local-vision"
+    # The key went to the server and nowhere else: not into the page, the trace or the input.
+    assert key not in page.content()
