@@ -8,6 +8,7 @@ through `agent.trace_view`. The API endpoint `/chat` takes `{"text": ..., "files
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -19,6 +20,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import gradio as gr
 
@@ -138,6 +140,8 @@ class PageState:
         # Made on first use: a Session holds a lock, which gr.State could not copy.
         if self._session is None:
             store = ImageStore(
+                # Under the one folder the page may serve, so the trace can show tool images.
+                root=tempfile.mkdtemp(prefix="session-", dir=sessions_root()),
                 max_side=self.env.max_image_side,
                 max_bytes=int(self.env.max_upload_mb * 1024 * 1024),
             )
@@ -207,15 +211,30 @@ def chat_messages(state: PageState) -> list[dict[str, Any]]:
 def trace_messages(state: PageState) -> list[dict[str, Any]]:
     """Every turn's steps; finished turns fold, except the latest, which stays open."""
     messages = [m for record in state.turns for m in record.view.messages]
-    if state.turns and messages:
-        latest = state.turns[-1].view.turn_id
-        for index, message in enumerate(messages):
-            meta = message["metadata"]
-            if meta.get("id") == latest and meta.get("status") == "done":
-                # No status: Gradio shows the group open, without a spinner.
-                open_meta = {k: v for k, v in meta.items() if k != "status"}
-                messages[index] = {**message, "metadata": open_meta}
+    latest = state.turns[-1].view.turn_id if state.turns else None
+    for index, message in enumerate(messages):
+        meta, content = message["metadata"], message["content"]
+        if meta.get("id") == latest and meta.get("status") == "done":
+            # No status: Gradio shows the group open, without a spinner.
+            meta = {k: v for k, v in meta.items() if k != "status"}
+            message = {**message, "metadata": meta}
+        if isinstance(content, list):
+            # A folded step shows images only as Markdown, so tool images become links to
+            # the session's own copies.
+            message = {**message, "content": _markdown_with_images(content)}
+        messages[index] = message
     return messages
+
+
+def _markdown_with_images(content: list[Any]) -> str:
+    parts = []
+    for part in content:
+        if isinstance(part, dict) and part.get("path"):
+            path = Path(part["path"])
+            parts.append(f"![{path.stem}](/gradio_api/file={quote(str(path))})")
+        else:
+            parts.append(str(part))
+    return "\n\n".join(parts)
 
 
 def status_text(state: PageState) -> str:
@@ -606,12 +625,19 @@ THEME = gr.themes.Soft(
 )
 
 
+@functools.cache
+def sessions_root() -> Path:
+    """One folder for every session's prepared images, each session in its own folder with a
+    random name; the page serves this folder and assets/, nothing else of the disk."""
+    return Path(tempfile.mkdtemp(prefix="agent-sessions-"))
+
+
 def launch_options(env: Settings | None = None) -> dict[str, Any]:
     """The launch arguments the page needs wherever it runs (tests use the same)."""
     env = env or Settings()
     return {
         "max_file_size": int(env.max_upload_mb * 1024 * 1024),
-        "allowed_paths": [str(ASSETS)],
+        "allowed_paths": [str(ASSETS), str(sessions_root())],
         "i18n": I18N,
         "theme": THEME,
         "css_paths": [str(ASSETS / "style.css")],

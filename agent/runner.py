@@ -181,7 +181,9 @@ class _Turn:
                 yield event
             return
         try:
-            await self._resume_task()
+            resumed = self._resume_task()
+            if resumed is not None:
+                yield resumed
             while self.final is None:
                 if self.model_calls >= self.agent.max_steps:
                     self.final = ErrorEvent(
@@ -551,16 +553,17 @@ class _Turn:
 
     # -- state ----------------------------------------------------------------------------------
 
-    async def _resume_task(self) -> None:
-        """A reply to a question fills the pending task; the tool's extractor reads it in code."""
+    def _resume_task(self) -> TaskState | None:
+        """A reply to a question fills the pending task; the tool's extractor reads it in code.
+        The task as it stands then is shown before the model is asked anything."""
         task = self.session.task
         if not task:
-            return
+            return None
         task.transcript.append(f"Observation: {self.text}")
         tool = self.agent.tool_by_name.get(task.tool)
         if tool is None:
             self.session.task = None
-            return
+            return None
         try:
             found = tool.extract(
                 self.text, [r.id for r in self.refs] or self.session.images.ids(), dict(task.known)
@@ -569,6 +572,8 @@ class _Turn:
             log.exception("extractor of %s failed", tool.name)
             found = {}
         task.known = dialogue.merge(task.known, found, fields=tool.Args.model_fields)
+        task.missing = dialogue.check(tool, task.known).missing
+        return TaskState(tool=tool.name, known=task.known, missing=task.missing)
 
     def _task_for(self, tool: Tool) -> PendingTask:
         task = self.session.task

@@ -262,6 +262,10 @@ class TurnView:
     def _task_state(self, event: Any) -> None:
         w = self.words
         key = "task"
+        if key not in self._by_id and event.status in ("calling", "done"):
+            # A tool called with everything it needs is shown by its own step; the task panel
+            # is for a dialogue: something was missing, in this turn or an earlier one.
+            return
         known = ", ".join(f"{k} = {v}" for k, v in event.known.items()) or w["nothing"]
         missing = ", ".join(event.missing) or w["nothing"]
         content = f"**{w['known']}:** {known}\n\n**{w['missing']}:** {missing}"

@@ -203,3 +203,17 @@ def test_ids_are_unique_within_a_turn():
     )
     ids = [m["metadata"]["id"] for m in view.messages]
     assert len(ids) == len(set(ids))
+
+
+def test_a_one_shot_tool_call_shows_no_task_panel_but_a_dialogue_does():
+    view = TurnView(1, "en", "what is 2+2")
+    view.apply(RunStarted(run_id="r", model="m"))
+    view.apply(TaskState(tool="calculator", known={"expression": "2+2"}, status="calling"))
+    view.apply(TaskState(tool="calculator", known={"expression": "2+2"}, status="done"))
+    assert not titled(view, "Task")
+    view = TurnView(2, "en", "km")
+    view.apply(RunStarted(run_id="r", model="m"))
+    view.apply(TaskState(tool="convert_units", known={"value": 5, "to_unit": "km"}))
+    view.apply(TaskState(tool="convert_units", known={"value": 5, "to_unit": "km"}, status="done"))
+    (task,) = titled(view, "Task")
+    assert "to_unit = km" in task["content"]
