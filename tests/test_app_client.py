@@ -151,3 +151,19 @@ def test_a_session_keeps_its_model_until_its_settings_change():
     state.reset()
     state.model(make)
     assert len(made) == 3
+
+
+def test_tool_images_are_served_and_nothing_else_of_the_disk(url):
+    import re
+
+    import httpx
+
+    client = Client(url, verbose=False)
+    _, trace, _ = chat(client, "Zoom into the top left", [EXAMPLES / "label.png"])
+    zoom = next(m for m in trace if m["metadata"]["title"] == "Tool: zoom")
+    text = " ".join(part.get("text", "") for part in zoom["content"])
+    (link,) = re.findall(r"\((/gradio_api/file=[^)]+)\)", text)
+    image = httpx.get(url.rstrip("/") + link)
+    assert image.status_code == 200 and image.headers["content-type"].startswith("image/")
+    for path in ("/etc/passwd", str(Path(app.__file__).resolve())):
+        assert httpx.get(f"{url}gradio_api/file={path}").status_code in (403, 404)
