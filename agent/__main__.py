@@ -12,31 +12,33 @@ from .runner import Agent
 
 
 def _line(event) -> str | None:
-    kind = event.type
-    if kind == "run_started":
-        label = " (offline: set OPENAI_API_KEY or OPENAI_BASE_URL for a real model)"
-        return f"· model: {event.model}{label if event.offline else ''}"
-    if kind == "notice":
-        return f"! {event.message}"
-    if kind == "thought":
-        return f"Thought: {event.text}"
-    if kind == "tool_call":
-        return f"Action: {event.tool} {json.dumps(event.arguments, ensure_ascii=False)}"
-    if kind == "tool_progress":
-        return f"  … {event.message}"
-    if kind == "tool_result":
-        images = "".join(f" [{i.id} {i.width}x{i.height}]" for i in event.images)
-        return f"Observation ({event.duration:.2f}s): {event.text}{images}"
-    if kind == "step_retry":
-        return f"! retry: {event.reason}"
-    if kind == "task_state":
-        return f"· task {event.tool}: known {event.known}, missing {event.missing} ({event.status})"
-    if kind == "ask_user":
-        return f"\nQuestion: {event.question}"
-    if kind == "error":
-        return f"\nError: {event.message}"
-    if kind == "run_finished":
-        return f"· {event.model_calls} model call(s), {event.duration:.2f}s"
+    """One event as a line of the printed trace, or None for events shown otherwise."""
+    match event.type:
+        case "run_started":
+            label = " (offline: set OPENAI_API_KEY or OPENAI_BASE_URL for a real model)"
+            return f"· model: {event.model}{label if event.offline else ''}"
+        case "notice":
+            return f"! {event.message}"
+        case "thought":
+            return f"Thought: {event.text}"
+        case "tool_call":
+            return f"Action: {event.tool} {json.dumps(event.arguments, ensure_ascii=False)}"
+        case "tool_progress":
+            return f"  … {event.message}"
+        case "tool_result":
+            images = "".join(f" [{i.id} {i.width}x{i.height}]" for i in event.images)
+            return f"Observation ({event.duration:.2f}s): {event.text}{images}"
+        case "step_retry":
+            return f"! retry: {event.reason}"
+        case "task_state":
+            known, missing = event.known, event.missing
+            return f"· task {event.tool}: known {known}, missing {missing} ({event.status})"
+        case "ask_user":
+            return f"\nQuestion: {event.question}"
+        case "error":
+            return f"\nError: {event.message}"
+        case "run_finished":
+            return f"· {event.model_calls} model call(s), {event.duration:.2f}s"
     return None
 
 
