@@ -404,13 +404,17 @@ def build_demo(
 
         return handler
 
-    def empty_box(state: PageState | None) -> Any:
-        """Empty the input, unless the turn cannot start: then the words stay to send again."""
+    def take_message(message: dict | None, state: PageState | None) -> tuple:
+        """Move the typed message out of the input, so the input empties at once while the
+        turn runs from the copy; if the turn cannot start, the words stay to send again."""
         try:
-            make_model(state.prefs if state else prefs0)
+            if state is not None and model_factory is None:
+                state.model(make_model)
+            else:
+                make_model(state.prefs if state else prefs0)
         except ModelNotConfigured:
-            return gr.skip()
-        return None
+            return gr.skip(), message
+        return None, message
 
     def banner_update(prefs: Prefs):
         return gr.Markdown(visible=prefs.source == "offline")
@@ -521,16 +525,22 @@ def build_demo(
         outputs = [chatbot, trace, state, status]
         turn = {"outputs": outputs, "concurrency_limit": 64, "show_progress": "hidden"}
         quiet = {"api_visibility": "private", "show_progress": "hidden"}
-        submitted = box.submit(chat, [box, state], api_name="chat", **turn)
-        from_example = examples.load_input_event.then(
-            run_example, [box, state], api_visibility="private", **turn
+        # The page sends a turn in two steps, as Gradio's ChatInterface does: take the message
+        # out of the input (which then empties at once), then run the turn from the copy. An
+        # input that is still the input of a running event would keep its text until the end.
+        taken = gr.State(None)
+        take = {"fn": take_message, "inputs": [box, state], "outputs": [box, taken]}
+        submitted = box.submit(**take, queue=False, **quiet).then(
+            chat, [taken, state], api_name="send", api_visibility="private", **turn
         )
-        # The input empties the moment a turn is sent (the turn has read it by then); the
-        # turn itself never updates the box.
-        for sent in (box.submit, examples.load_input_event.then):
-            sent(empty_box, [state], box, queue=False, **quiet)
+        from_example = examples.load_input_event.then(**take, queue=False, **quiet).then(
+            run_example, [taken, state], api_visibility="private", **turn
+        )
+        # Scripted QA calls `/chat` with the message itself; it runs the same turn.
+        api_trigger = gr.Button(visible=False, elem_id="api-chat")
+        from_api = api_trigger.click(chat, [box, state], api_name="chat", **turn)
         retried = retry_btn.click(retry, [state], api_visibility="private", **turn)
-        running = [submitted, from_example, retried]
+        running = [submitted, from_example, retried, from_api]
         for event in running:
             event.then(download_update, [state], download, queue=False, **quiet)
         for trigger in (stop_btn.click, box.stop):

@@ -123,8 +123,10 @@ def test_trace_shows_the_tool_step_before_the_answer_finishes(page, model):
     ask(page, "Zoom into the bottom right corner", EXAMPLES / "label.png")
     trace = page.locator("#trace")
     trace.get_by_text("Tool: zoom").wait_for()
-    # The tool step is on the page while the turn is still running.
+    # The tool step is on the page while the turn is still running, and the input is free.
     sync_api.expect(page.locator("#run-status")).not_to_contain_text(TURN_DONE)
+    sync_api.expect(page.locator("#input textarea")).to_have_value("")
+    assert page.locator("#input img").count() == 0
     assert "Zoomed into" not in page.locator("#chat").inner_text()
     wait_turn_done(page, 1)
     assert "Zoomed into the bottom-right region" in last_reply(page)
