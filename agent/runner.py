@@ -485,7 +485,12 @@ class _Turn:
         )
 
     async def _final_answer_events(self, question: str) -> AsyncIterator[Any]:
-        """The plugin-task style's last call: answer from the request and the task transcript."""
+        """The plugin-task style's last call: answer from the request and the task transcript.
+        With the step budget spent, the last observation is the answer: no call past the limit."""
+        if self.model_calls >= self.agent.max_steps:
+            last = self.steps[-1].observation if self.steps else ""
+            self.final = Answer(text=last or prompts.phrase(self.language, "no_tool"))
+            return
         steps_text = self._transcript()
         request = self._base_request(
             [{"role": "user", "content": prompts.final_prompt(question, steps_text)}],

@@ -235,3 +235,12 @@ async def test_known_params_from_the_thought_are_merged(test_tools):
     events = await chat.say("book Rome 2026-05-05", reply, "ok")
     call = next(e for e in events if e.type == "tool_call")
     assert call.arguments["city"] == "Rome"
+
+
+async def test_the_final_answer_never_goes_past_the_step_limit(test_tools):
+    replies = ["Action:", 'Thought: x\nAction: echo\nAction Input: {"text": "hi"}', "never sent"]
+    model = ScriptedModel(replies)
+    agent = Agent(model, test_tools, style="plugin-task", max_steps=2)
+    events = await collect(agent, "echo hi")
+    assert model.calls == 2
+    assert events[-1].type == "answer" and events[-1].text == "echo: hi"
