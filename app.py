@@ -477,7 +477,7 @@ def build_demo(
         with gr.Accordion(I18N("settings"), open=False, elem_id="settings"):
             with gr.Row():
                 source = gr.Radio(
-                    [("Offline demo model", "offline"), ("OpenAI-compatible API", "openai")],
+                    [(I18N("source_offline"), "offline"), (I18N("source_openai"), "openai")],
                     value=prefs0.source,
                     label=I18N("source"),
                     elem_id="source",
@@ -516,7 +516,7 @@ def build_demo(
                     elem_id="language",
                 )
                 style = gr.Radio(
-                    [("ReAct", "react"), ("Plugin task", "plugin-task")],
+                    [(I18N("style_react"), "react"), (I18N("style_plugin"), "plugin-task")],
                     value=prefs0.style,
                     label=I18N("style"),
                     elem_id="style",

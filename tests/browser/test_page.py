@@ -179,6 +179,8 @@ def test_page_text_follows_a_chinese_browser(browser, url):
     try:
         sync_api.expect(page.locator("#stop")).to_have_text("停止")
         sync_api.expect(page.locator("#banner")).to_contain_text("离线演示模型")
+        page.locator("#settings").get_by_text("设置").click()
+        sync_api.expect(page.locator("#source")).to_contain_text("OpenAI 兼容接口")
     finally:
         page.context.close()
 
