@@ -359,15 +359,14 @@ class _Turn:
             return
         arguments = checked.args.model_dump(mode="json", exclude_none=True)
         task.known, task.missing = arguments, []
-        yield TaskState(tool=tool.name, known=arguments, missing=[], status="calling")
         key = f"{tool.name}:{json.dumps(arguments, sort_keys=True, default=str)}"
         if key in self.seen_actions:
             self.repeats += 1
             if self.repeats > MAX_REPEATS:
                 self.final = ErrorEvent(
                     kind="repeat",
-                    message="The model kept repeating the "
-                    "same tool call, so the agent stopped. Please rephrase.",
+                    message="The model kept repeating the same tool call, so the agent stopped. "
+                    "Please rephrase.",
                 )
                 return
             self._record(
@@ -376,22 +375,24 @@ class _Turn:
                 f"{self.seen_actions[key]} Use it, or answer now.",
             )
             return
-        result: ToolResult | None = None
+        yield TaskState(tool=tool.name, known=arguments, missing=[], status="calling")
+        succeeded = False
         async with contextlib.aclosing(self._call(tool, checked.args, arguments, step_no)) as items:
             async for event in items:
                 if isinstance(event, ToolResultEvent):
-                    result = ToolResult(text=event.text, images=[])
+                    succeeded = event.ok
                     self.seen_actions[key] = event.text
                     self._record(
                         self._replay(step, tool.name, arguments),
                         event.text,
                         [i.id for i in event.images],
                     )
-                    if event.ok:
-                        yield TaskState(tool=tool.name, known=arguments, status="done")
-                        self.session.task = None
                 yield event
-        if result is not None and self.agent.style == "plugin-task" and self.session.task is None:
+        if not succeeded:
+            return  # the failure is an Observation: the model may fix its call
+        yield TaskState(tool=tool.name, known=arguments, status="done")
+        self.session.task = None
+        if self.agent.style == "plugin-task":
             async with contextlib.aclosing(self._final_answer_events(task.request)) as items:
                 async for event in items:
                     yield event

@@ -244,3 +244,19 @@ async def test_the_final_answer_never_goes_past_the_step_limit(test_tools):
     events = await collect(agent, "echo hi")
     assert model.calls == 2
     assert events[-1].type == "answer" and events[-1].text == "echo: hi"
+
+
+async def test_a_failed_tool_goes_back_to_the_model_in_both_styles(test_tools):
+    for style in STYLES:
+        model = ScriptedModel(
+            [
+                action(style, "boom", {"text": "a"}),
+                action(style, "echo", {"text": "fixed"}),
+                final_for(style, "echo: fixed"),
+            ]
+        )
+        events = await collect(Agent(model, test_tools, style=style), "try it")
+        results = [e for e in events if e.type == "tool_result"]
+        assert [r.ok for r in results] == [False, True]
+        assert "kaput" in json.dumps(model.requests[1].messages)
+        assert events[-1].text == "echo: fixed"
