@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from .prompts import PHRASES, _lang, phrase
+from .prompts import PHRASES, language_key, phrase
 
 MAX_QUESTIONS_PER_TASK = 3
 MAX_INVALID_RETRIES = 2
@@ -28,9 +28,6 @@ class PendingTask(BaseModel):
     questions: int = 0
     invalid_retries: int = 0
     transcript: list[str] = Field(default_factory=list)
-
-    def transcript_text(self) -> str:
-        return "\n".join(self.transcript)
 
 
 class Check(BaseModel):
@@ -124,7 +121,7 @@ def check(tool: Any, params: dict[str, Any]) -> Check:
 
 def field_question(tool: Any, fields: list[str], language: str) -> str:
     """A question for the user, from each field's own `ask` text or else its description."""
-    lang = _lang(language)
+    lang = language_key(language)
     asks = [_field_ask(tool.Args.model_fields.get(name), name, lang) for name in fields]
     if all(ask.endswith(("?", "？")) for ask in asks):
         return " ".join(asks)

@@ -330,10 +330,6 @@ def _control_lines(language: str, names: Sequence[str]) -> str:
     return "".join(lines)
 
 
-def control_param(action: str) -> str:
-    return _CONTROL_TEXT["en"][action][1]
-
-
 def react_tool_desc(tools: Sequence[Any], language: str) -> str:
     parts = [tool.prompt_line() for tool in tools]
     for name in CONTROL_ACTIONS:
@@ -353,15 +349,15 @@ def react_tool_desc(tools: Sequence[Any], language: str) -> str:
 def react_header(tools: Sequence[Any], language: str = "en", task_state: str = "") -> str:
     names = [tool.name for tool in tools] + list(CONTROL_ACTIONS)
     return render(
-        REACT_HEADER[_lang(language)],
-        tool_desc=react_tool_desc(tools, _lang(language)),
+        REACT_HEADER[language_key(language)],
+        tool_desc=react_tool_desc(tools, language_key(language)),
         tool_names=", ".join(names),
         task_state=f"\n{task_state}\n" if task_state else "",
     )
 
 
 def intent_prompt(tools: Sequence[Any], question: str, language: str = "en") -> str:
-    lang = _lang(language)
+    lang = language_key(language)
     template = INTENT_PROMPT % {"thought": _THOUGHT_LINE[lang], "begin": _BEGIN[lang]}
     plugins = "".join(
         f"{tool.name}: {tool.description} Parameters: {orion_schema(tool)} "
@@ -378,7 +374,7 @@ def intent_prompt(tools: Sequence[Any], question: str, language: str = "en") -> 
 
 
 def filling_slot_prompt(tool: Any, question: str, steps: str, language: str = "en") -> str:
-    lang = _lang(language)
+    lang = language_key(language)
     template = FILLING_SLOT_PROMPT % {"thought": _THOUGHT_LINE[lang], "begin": _BEGIN[lang]}
     return render(
         template,
@@ -397,7 +393,7 @@ def final_prompt(question: str, steps: str) -> str:
 
 def task_state_text(tool: str, known: dict[str, Any], missing: Sequence[str], language: str) -> str:
     known_json = json.dumps(known, ensure_ascii=False)
-    if _lang(language) == "zh":
+    if language_key(language) == "zh":
         return (
             f"## 待完成的任务\n工具：{tool}；已知参数：{known_json}；"
             f"仍缺少：{', '.join(missing) or '无'}。用户的新消息可能是在补充这些参数。"
@@ -408,7 +404,8 @@ def task_state_text(tool: str, known: dict[str, Any], missing: Sequence[str], la
     )
 
 
-def _lang(language: str) -> Language:
+def language_key(language: str) -> Language:
+    """"en" or "zh" for any way of naming the language (zh-CN, zh_TW, English...)."""
     return "zh" if str(language).lower().startswith("zh") else "en"
 
 
@@ -436,4 +433,4 @@ PHRASES: dict[str, dict[str, str]] = {
 
 
 def phrase(language: str, key: str, **values: Any) -> str:
-    return render(PHRASES[_lang(language)][key], **values)
+    return render(PHRASES[language_key(language)][key], **values)

@@ -406,7 +406,7 @@ class _Turn:
         if task.questions > dialogue.MAX_QUESTIONS_PER_TASK:
             yield TaskState(tool=tool.name, known=task.known, missing=missing, status="cleared")
             self.session.task = None
-            names = prompts.PHRASES[prompts._lang(self.language)]["and"].join(missing)
+            names = prompts.PHRASES[prompts.language_key(self.language)]["and"].join(missing)
             self.final = Answer(
                 text=prompts.phrase(self.language, "too_many_questions", fields=names)
             )
