@@ -55,13 +55,14 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 from urllib.parse import quote, urlsplit, urlunsplit
 
 import httpx
 from pydantic import (
     AliasChoices,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
@@ -132,18 +133,19 @@ class ExtractRule(_Spec):
     value: str | int | float | bool
 
 
+# Manifests write "get" as often as "GET".
+HttpMethod = Annotated[
+    Literal["GET", "POST"], BeforeValidator(lambda v: v.upper() if isinstance(v, str) else v)
+]
+
+
 class StepSpec(_Spec):
     url: str
-    method: Literal["GET", "POST"] = "GET"
+    method: HttpMethod = "GET"
     query: dict[str, Any] | None = None
     body: dict[str, Any] | None = None
     extract: dict[str, str] = Field(default_factory=dict)
     not_found: str = ""
-
-    @field_validator("method", mode="before")
-    @classmethod
-    def _upper(cls, value: Any) -> Any:
-        return value.upper() if isinstance(value, str) else value
 
     @field_validator("url")
     @classmethod
@@ -161,7 +163,7 @@ class PluginManifest(_Spec):
     description_for_human: str
     description_for_model: str = ""
     url: str = ""
-    method: Literal["GET", "POST"] = "GET"
+    method: HttpMethod = "GET"
     headers: dict[str, str | EnvSecret] = Field(default_factory=dict)
     request_body: list[FieldSpec] = Field(default_factory=list)
     parameters: dict[str, Any] | None = None
@@ -173,11 +175,6 @@ class PluginManifest(_Spec):
     enabled_by: str = ""
     base_url_env: str = ""
     comment: str = ""
-
-    @field_validator("method", mode="before")
-    @classmethod
-    def _upper(cls, value: Any) -> Any:
-        return value.upper() if isinstance(value, str) else value
 
     @field_validator("name_for_model")
     @classmethod
