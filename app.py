@@ -249,6 +249,7 @@ def status_text(state: PageState) -> str:
 
 
 STREAM_INTERVAL = 0.05
+TURNS_AT_ONCE = 64
 _DELTAS = {"model_delta", "answer_delta", "tool_progress"}
 
 
@@ -523,7 +524,7 @@ def build_demo(
                 )
 
         outputs = [chatbot, trace, state, status]
-        turn = {"outputs": outputs, "concurrency_limit": 64, "show_progress": "hidden"}
+        turn = {"outputs": outputs, "concurrency_limit": TURNS_AT_ONCE, "show_progress": "hidden"}
         quiet = {"api_visibility": "private", "show_progress": "hidden"}
         # The page sends a turn in two steps, as Gradio's ChatInterface does: take the message
         # out of the input (which then empties at once), then run the turn from the copy. An
@@ -566,6 +567,8 @@ def build_demo(
                 show_progress="hidden",
                 queue=False,
             )
+    # Turns mostly wait on their model: many sessions may wait at once (Gradio's default is 1).
+    demo.queue(default_concurrency_limit=TURNS_AT_ONCE)
     return demo
 
 
@@ -672,7 +675,6 @@ def main() -> None:
     tools = default_tools()
     threading.Thread(target=warm_up, args=(tools,), name="warm-up", daemon=True).start()
     demo = build_demo(env=env, tools=tools)
-    demo.queue(default_concurrency_limit=64)
     demo.launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
         server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),

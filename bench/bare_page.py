@@ -8,7 +8,6 @@ app takes beyond it is the app's own: `relay_page` relays one model call and str
 from __future__ import annotations
 
 import os
-import socket
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -18,6 +17,9 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 import gradio as gr
 
 from agent.models.base import ModelRequest
+from tests.support.local import free_port, serve
+
+__all__ = ["free_port", "relay_page", "serve", "trace_page"]
 
 
 def relay_page(make_model: Callable[[], Any], concurrency_limit: int | str | None) -> gr.Blocks:
@@ -54,18 +56,3 @@ def trace_page() -> gr.Blocks:
         # Progress hidden, as on the app's page, so the comparison is of the update alone.
         box.submit(step, box, trace, api_name="chat", show_progress="hidden")
     return demo
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def serve(demo: gr.Blocks, **launch: Any) -> str:
-    """Launch `demo` here on a free local port and return its URL; `demo.close()` ends it."""
-    launch.setdefault("server_name", "127.0.0.1")
-    launch.setdefault("server_port", free_port())
-    launch.update(prevent_thread_lock=True, quiet=True, share=False, inbrowser=False)
-    demo.launch(**launch)
-    return f"http://127.0.0.1:{launch['server_port']}/"

@@ -34,21 +34,11 @@ from playwright.sync_api import Page, sync_playwright
 
 from bench.bare_page import serve, trace_page
 from bench.concurrency import app_from_main
+from tests.support.local import CHROMIUM, CHROMIUM_FLAGS
 
 QUESTION = "What is 12 * 7?"
 TARGET_MS = 50.0
 SETTLE_MS = 500
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
 # Resolves with [click time, time #trace first holds a message], both from performance.now().
 # The observer is in place before the click; a message is a rendered chat bubble, not the
 # placeholder or a progress overlay.

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import pytest
@@ -10,21 +9,13 @@ from gradio_client import Client, handle_file
 
 import app
 from agent.models import OfflineModel, ScriptedModel
+from tests.support.local import serve as serve_locally
 
 EXAMPLES = Path(app.__file__).resolve().parent / "assets" / "examples"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def serve(demo):
-    port = free_port()
-    demo.queue(default_concurrency_limit=64)
-    demo.launch(prevent_thread_lock=True, server_port=port, quiet=True, **app.launch_options())
-    return f"http://127.0.0.1:{port}/"
+    return serve_locally(demo, **app.launch_options())
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-import socket
 import time
 
 import openai
@@ -14,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent.models import ChatModel, ModelError, ModelRequest, OpenAIChatModel
+from tests.support.local import free_port
 from tests.support.openai_server import (
     CutOff,
     Fail,
@@ -169,12 +169,6 @@ async def test_refused_temperature_is_dropped(serve):
     assert "".join(await pieces(make_model(server))) == "Answer: 4"
     assert "temperature" in server.requests[0]
     assert "temperature" not in server.requests[1]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 FAILURES = {

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import time
 from pathlib import Path
 
@@ -17,30 +16,15 @@ import pytest
 
 import app
 from agent.models import OfflineModel, ScriptedModel
+from tests.support.local import CHROMIUM, CHROMIUM_FLAGS, serve
 
 pytestmark = pytest.mark.browser
 
 sync_api = pytest.importorskip("playwright.sync_api")
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 ROOT = Path(app.__file__).resolve().parent
 EXAMPLES = ROOT / "assets" / "examples"
 MODEL = {"factory": lambda: OfflineModel()}
 TURN_DONE = re.compile(r"model call")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -55,11 +39,8 @@ def url():
         return MODEL["factory"]()
 
     demo = app.build_demo(model_factory=factory)
-    demo.queue(default_concurrency_limit=64)
-    port = free_port()
-    demo.launch(prevent_thread_lock=True, server_port=port, quiet=True, **app.launch_options())
     try:
-        yield f"http://127.0.0.1:{port}/"
+        yield serve(demo, **app.launch_options())
     finally:
         demo.close()
 
@@ -67,7 +48,7 @@ def url():
 @pytest.fixture(scope="module")
 def browser(url):
     with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         try:
             yield browser
         finally:
