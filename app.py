@@ -98,8 +98,8 @@ def default_model(prefs: Prefs, env: Settings):
     return OpenAIChatModel(
         model=prefs.model.strip() or DEFAULT_OPENAI_MODEL,
         base_url=base_url,
-        # Local servers (Ollama, llama.cpp) need no key, but the client insists on one.
-        api_key=key or "not-needed",
+        # No key is fine for local servers: the model sends the client a placeholder.
+        api_key=key or None,
         timeout=env.model_timeout,
     )
 

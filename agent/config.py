@@ -62,8 +62,8 @@ def make_model(settings: Settings | None = None):
         return OpenAIChatModel(
             model=settings.model or DEFAULT_OPENAI_MODEL,
             base_url=settings.openai_base_url,
-            # Local servers (Ollama, llama.cpp) need no key, but the client insists on one.
-            api_key=key or "not-needed",
+            # No key is fine for local servers: the model sends the client a placeholder.
+            api_key=key,
             timeout=settings.model_timeout,
         )
     if source == "hf":
