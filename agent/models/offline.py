@@ -15,6 +15,7 @@ import re
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+from ..prompts import CONTROL_ACTIONS
 from .base import ModelRequest
 
 NAME = "offline demo model"
@@ -173,8 +174,8 @@ def _extract(tool: Any, text: str, image_ids: Sequence[str], known: dict[str, An
 
 def _action(request: ModelRequest, thought: str, tool: str, args: dict[str, Any]) -> str:
     if request.style == "plugin-task":
-        target = tool if tool not in _CONTROL else (request.pending_tool or "")
-        known = {**request.known, **args} if tool not in _CONTROL else dict(request.known)
+        target = tool if tool not in CONTROL_ACTIONS else (request.pending_tool or "")
+        known = {**request.known, **args} if tool not in CONTROL_ACTIONS else dict(request.known)
         thought = json.dumps(
             {"content": thought, "tool_to_use_for_user": target, "known_params": known},
             ensure_ascii=False,
@@ -183,9 +184,6 @@ def _action(request: ModelRequest, thought: str, tool: str, args: dict[str, Any]
         f"Thought: {thought}\nAction: {tool}\n"
         f"Action Input: {json.dumps(args, ensure_ascii=False, default=str)}"
     )
-
-
-_CONTROL = {"end_conversation", "ASK_USER_FOR_INTENT", "ASK_USER_FOR_REQUIRED_PARAMS", "TOOL_OTHER"}
 
 
 def _final_text(request: ModelRequest, words: dict[str, str]) -> str:
