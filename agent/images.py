@@ -164,6 +164,16 @@ class ImageStore:
 
     def load(self, source: str | Path | bytes, *, max_side: int | None = None) -> ImageRef:
         """Prepare an upload, or raise `ImageRejected`; nothing else escapes."""
+        try:
+            return self._load_source(source, max_side)
+        except ImageRejected:
+            raise
+        except MemoryError as exc:
+            raise ImageRejected("The image is too large to process.") from exc
+        except Exception as exc:  # a last guard: the contract is ImageRejected or a ref
+            raise ImageRejected("The upload could not be read as an image.") from exc
+
+    def _load_source(self, source: str | Path | bytes, max_side: int | None) -> ImageRef:
         side = max_side or self.max_side
         data, name = _read_source(source, self.max_bytes)
         key = (hashlib.sha256(data).hexdigest(), side)
@@ -296,11 +306,4 @@ def load_image(
             if _default_store is None:
                 _default_store = ImageStore()
             store = _default_store
-    try:
-        return store.load(source, max_side=max_side)
-    except ImageRejected:
-        raise
-    except MemoryError as exc:
-        raise ImageRejected("The image is too large to process.") from exc
-    except Exception as exc:  # a last guard: the contract is ImageRejected or a ref
-        raise ImageRejected("The upload could not be read as an image.") from exc
+    return store.load(source, max_side=max_side)
