@@ -405,7 +405,7 @@ def task_state_text(tool: str, known: dict[str, Any], missing: Sequence[str], la
 
 
 def language_key(language: str) -> Language:
-    """"en" or "zh" for any way of naming the language (zh-CN, zh_TW, English...)."""
+    """The language key, "en" or "zh", for any way of naming it (zh-CN, zh_TW, English...)."""
     return "zh" if str(language).lower().startswith("zh") else "en"
 
 
