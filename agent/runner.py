@@ -48,9 +48,11 @@ from .events import (
     ToolProgress,
     ToolResultEvent,
 )
-from .images import ImageRef, ImageRejected
+from .images import ImageRef
+from .intake import message_problem, prepare_images
 from .messages import StepRecord, action_text, prompt_messages, react_messages
 from .models.base import ChatModel, ModelError, ModelRequest
+from .offload import Overdue, run_quick
 from .parser import AnswerStream, ParseError, Step, parse_step
 from .reasoning import ReasoningFilter
 from .session import Session, Turn
@@ -114,6 +116,9 @@ class Agent:
         self.image_detail = image_detail or settings.image_detail
         self.tool_timeout = tool_timeout or settings.tool_timeout
         self.max_image_side = settings.max_image_side
+        self.max_message_chars = settings.max_message_chars
+        self.max_images_per_message = settings.max_images_per_message
+        self.max_history_turns = settings.max_history_turns
         self.max_parse_retries = max_parse_retries
         self._headers: dict[tuple[str, str], str] = {}
 
@@ -156,15 +161,20 @@ class _Turn:
 
     # -- the loop -------------------------------------------------------------------------------
 
-    async def run(self, images: Sequence[str | Path | bytes]) -> AsyncIterator[Any]:
-        for source in images:
-            try:
-                ref = self.session.images.load(source, max_side=self.agent.max_image_side)
-            except ImageRejected as exc:
-                yield Notice(message=str(exc))
-                continue
-            if ref.id not in (r.id for r in self.refs):
-                self.refs.append(ref)
+    async def run(self, images: Sequence[str | Path | bytes | ImageRef]) -> AsyncIterator[Any]:
+        problem = message_problem(
+            self.text,
+            len(images),
+            max_chars=self.agent.max_message_chars,
+            max_images=self.agent.max_images_per_message,
+            language=self.language,
+        )
+        if problem is None:
+            self.refs, refused = await prepare_images(
+                self.session.images, images, self.agent.max_image_side
+            )
+            for sentence in refused:
+                yield Notice(message=sentence)
         yield RunStarted(
             run_id=uuid.uuid4().hex[:12],
             model=self.agent.model.name,
@@ -173,15 +183,16 @@ class _Turn:
             style=self.agent.style,
             images=[image_info(r) for r in self.refs],
         )
-        if not self.text and not self.refs:
+        if problem is not None or (not self.text and not self.refs):
+            # Refused as a whole: the conversation and its task stay as they were.
             self.final = ErrorEvent(
-                message="Type a question or attach an image first.", kind="input"
+                message=problem or "Type a question or attach an image first.", kind="input"
             )
             for event in self._finish():
                 yield event
             return
         try:
-            resumed = self._resume_task()
+            resumed = await self._resume_task()
             if resumed is not None:
                 yield resumed
             while self.final is None:
@@ -341,7 +352,7 @@ class _Turn:
         thought_params = (step.thought_data or {}).get("known_params")
         fields = tool.Args.model_fields
         task.known = dialogue.merge(task.known, thought_params, given, fields=fields)
-        checked = dialogue.check(tool, task.known)
+        checked = await _check(tool, task.known)
         if checked.invalid and task.invalid_retries < dialogue.MAX_INVALID_RETRIES:
             task.invalid_retries += 1
             task.missing = checked.missing
@@ -559,7 +570,7 @@ class _Turn:
 
     # -- state ----------------------------------------------------------------------------------
 
-    def _resume_task(self) -> TaskState | None:
+    async def _resume_task(self) -> TaskState | None:
         """A reply to a question fills the pending task; the tool's extractor reads it in code.
         The task as it stands then is shown before the model is asked anything."""
         task = self.session.task
@@ -570,15 +581,19 @@ class _Turn:
         if tool is None:
             self.session.task = None
             return None
+        image_ids = [r.id for r in self.refs] or self.session.images.ids()
         try:
-            found = tool.extract(
-                self.text, [r.id for r in self.refs] or self.session.images.ids(), dict(task.known)
+            found = await run_quick(
+                tool.extract, self.text, image_ids, dict(task.known), what=f"{tool.name} extract"
             )
+        except Overdue:
+            log.warning("extractor of %s ran past its deadline", tool.name)
+            found = {}
         except Exception:
             log.exception("extractor of %s failed", tool.name)
             found = {}
         task.known = dialogue.merge(task.known, found, fields=tool.Args.model_fields)
-        task.missing = dialogue.check(tool, task.known).missing
+        task.missing = (await _check(tool, task.known)).missing
         return TaskState(tool=tool.name, known=task.known, missing=task.missing)
 
     def _task_for(self, tool: Tool) -> PendingTask:
@@ -634,7 +649,8 @@ class _Turn:
             "answer": "ended" if getattr(final, "ended", False) else "answered",
             "ask_user": "asked",
         }.get(getattr(final, "type", ""), "error")
-        self.session.history.append(
+        history = self.session.history
+        history.append(
             Turn(
                 language=self.language,
                 user_text=self.text,
@@ -643,6 +659,7 @@ class _Turn:
                 outcome=outcome,
             )
         )
+        del history[: -self.agent.max_history_turns]
 
 
 def _text_arg(tool_input: dict[str, Any], key: str) -> str:
@@ -679,6 +696,17 @@ def _strip_final_label(text: str) -> str:
     return re.sub(
         r"^\s*(?:\*\*)?\s*final answer\s*(?:\*\*)?\s*[:：]\s*", "", text, flags=re.IGNORECASE
     ).strip()
+
+
+async def _check(tool: Tool, params: dict[str, Any]) -> dialogue.Check:
+    """Validate off the event loop: a validator may parse (units through pint)."""
+    try:
+        return await run_quick(dialogue.check, tool, params, what=f"{tool.name} arguments")
+    except Overdue as exc:
+        log.warning("checking arguments of %s: %s", tool.name, exc)
+        return dialogue.Check(
+            invalid={"input": "these values took too long to check; use simpler ones"}
+        )
 
 
 async def _invoke(tool: Tool, args: Any, ctx: ToolContext, timeout: float) -> ToolResult:
