@@ -15,6 +15,13 @@ class LineDict(dict):
     key_lines: dict[Any, int]
 
 
+class LineList(list):
+    """A sequence read from a file: `item_lines` of each item (1-based)."""
+
+    line: int = 0
+    item_lines: list[int]
+
+
 class _Loader(yaml.SafeLoader):
     """Safe YAML whose mappings are `LineDict`s; a key written twice is an error, since YAML
     would otherwise keep the last one silently and a scenario would test less than it says."""
@@ -35,8 +42,15 @@ class _Loader(yaml.SafeLoader):
             mapping.key_lines[key] = line
         return mapping
 
+    def construct_sequence(self, node: yaml.SequenceNode, deep: bool = False) -> LineList:
+        items = LineList(self.construct_object(child, deep=deep) for child in node.value)
+        items.line = node.start_mark.line + 1
+        items.item_lines = [child.start_mark.line + 1 for child in node.value]
+        return items
+
 
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _Loader.construct_mapping)
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _Loader.construct_sequence)
 
 
 def load_yaml(text: str) -> Any:
@@ -57,8 +71,9 @@ def line_of(data: Any, loc: Sequence[Any]) -> int | None:
             line = node.key_lines.get(part, line)
             node = node[part]
         elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            if isinstance(node, LineList):
+                line = node.item_lines[part]
             node = node[part]
-            line = getattr(node, "line", None) or line
         else:
             break
     return line
