@@ -87,7 +87,8 @@ def matches(wanted: Any, seen: Any) -> bool:
             and all(matches(w, s) for w, s in zip(wanted, seen, strict=True))
         )
     if isinstance(wanted, bool) or wanted is None or isinstance(seen, bool) or seen is None:
-        return wanted == seen
+        # True is not 1 here: a flag and a count are different answers.
+        return type(wanted) is type(seen) and wanted == seen
     left, right = _number(wanted), _number(seen)
     if left is not None and right is not None:
         return math.isclose(left, right, rel_tol=1e-9, abs_tol=1e-9)
