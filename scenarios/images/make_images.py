@@ -1,4 +1,4 @@
-"""Draw the images the scenarios use beyond assets/examples: `python scenarios/images/make_images.py`.
+"""Draw the scenario images that assets/examples lacks: `python scenarios/images/make_images.py`.
 
 The PNGs are committed; this script is how they were made (it needs segno, a test requirement).
 """
