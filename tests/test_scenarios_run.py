@@ -106,7 +106,7 @@ async def test_wrong_args(tmp_path):
         ScriptedModel([CALC, DONE]),
     )
     (failure,) = result.failures
-    assert failure.startswith("turn 1: args of calculator expected {\"expression\": \"3 + 3\"}")
+    assert failure.startswith('turn 1: args of calculator expected {"expression": "3 + 3"}')
     assert '"2 + 2"' in failure
     assert result.turns[0].checks == {"args": False}
 
@@ -138,9 +138,7 @@ async def test_answer_matches_miss(tmp_path):
         """,
         ScriptedModel([CALC, DONE]),
     )
-    assert result.failures == [
-        'turn 1: answer_matches /\\b5\\b/ not found in "The result is 4."'
-    ]
+    assert result.failures == ['turn 1: answer_matches /\\b5\\b/ not found in "The result is 4."']
     assert result.turns[0].checks == {"answer": False}
 
 
