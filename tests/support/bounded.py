@@ -22,6 +22,8 @@ from typing import Any
 from pydantic import BaseModel
 
 ROOT = Path(__file__).resolve().parents[2]
+# As under pytest: the project, and tests/ for `conftest`.
+_PYTHONPATH = os.pathsep.join([str(ROOT), str(ROOT / "tests")])
 # Importing the target (pint's registry, numpy) can take a while on a busy machine.
 STARTUP_SECONDS = 120.0
 
@@ -112,7 +114,7 @@ def _run_child(
         child = subprocess.Popen(
             [sys.executable, "-c", _CHILD],
             cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"},
+            env={**os.environ, "PYTHONPATH": _PYTHONPATH, "OMP_NUM_THREADS": "1"},
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=errors,
