@@ -147,3 +147,118 @@ def invalid_feedback(tool_name: str, invalid: dict[str, str], schema_hint: str =
         f"The arguments for {tool_name} are not valid ({problems}). "
         f"Fix them and call {tool_name} again.{schema_hint}"
     )
+
+
+# -- decisions: what the loop does with an action, decided without a model ----------------------
+
+
+class End(BaseModel):
+    """End the conversation with a goodbye."""
+
+    phrase: str
+
+
+class AskIntent(BaseModel):
+    """Ask the user what they want; any pending task is dropped."""
+
+    question: str
+
+
+class NoTool(BaseModel):
+    """No tool fits; the model answers from what it knows, or says it cannot."""
+
+    intent: str
+
+
+class UseTool(BaseModel):
+    """Fill the tool's arguments (asking the user for what is missing) and call it."""
+
+    tool: str
+    given: dict[str, Any] = Field(default_factory=dict)
+    question: str = ""
+
+
+class UnknownTool(BaseModel):
+    name: str
+
+
+ActionDecision = End | AskIntent | NoTool | UseTool | UnknownTool
+
+
+def decide_action(
+    name: str,
+    tool_input: dict[str, Any],
+    thought_data: Mapping[str, Any] | None,
+    *,
+    tools: Mapping[str, Any],
+    pending: str | None,
+    language: str,
+) -> ActionDecision:
+    """What an Action means: one of the four control actions of the task dialogue, or a tool."""
+    if name == "end_conversation":
+        return End(phrase=text_arg(tool_input, "end_phrase") or phrase(language, "end"))
+    if name == "ASK_USER_FOR_INTENT":
+        question = text_arg(tool_input, "question") or phrase(language, "ask_intent")
+        return AskIntent(question=question)
+    if name == "ASK_USER_FOR_REQUIRED_PARAMS":
+        question = text_arg(tool_input, "question")
+        target = str((thought_data or {}).get("tool_to_use_for_user") or "")
+        tool = target if target in tools else pending if pending in tools else None
+        if tool is None:
+            return AskIntent(question=question or phrase(language, "ask_intent"))
+        return UseTool(tool=tool, question=question)
+    if name == "TOOL_OTHER":
+        return NoTool(intent=text_arg(tool_input, "intent"))
+    if name in tools:
+        return UseTool(tool=name, given=tool_input)
+    return UnknownTool(name=name)
+
+
+class Retry(BaseModel):
+    """Tell the model its arguments are invalid; it may fix them (bounded)."""
+
+    feedback: str
+
+
+class Ask(BaseModel):
+    """Ask the user for the missing (or invalid) fields."""
+
+    missing: list[str]
+
+
+class GiveUp(BaseModel):
+    """Asked too often: set the task aside and say what is still missing."""
+
+    missing: list[str]
+
+
+class Call(BaseModel):
+    model_config = {"arbitrary_types_allowed": True}
+
+    args: Any
+    arguments: dict[str, Any]
+
+
+ArgumentDecision = Retry | Ask | GiveUp | Call
+
+
+def decide_arguments(tool: Any, task: PendingTask, checked: Check) -> ArgumentDecision:
+    """Whether the merged arguments go to the tool, back to the model, or to the user."""
+    if checked.invalid and task.invalid_retries < MAX_INVALID_RETRIES:
+        return Retry(feedback=invalid_feedback(tool.name, checked.invalid))
+    if not checked.ok:
+        missing = list(dict.fromkeys([*checked.missing, *checked.invalid]))
+        if task.questions >= MAX_QUESTIONS_PER_TASK:
+            return GiveUp(missing=missing)
+        return Ask(missing=missing)
+    return Call(
+        args=checked.args, arguments=checked.args.model_dump(mode="json", exclude_none=True)
+    )
+
+
+def text_arg(tool_input: Mapping[str, Any], key: str) -> str:
+    """A control action's one text argument, under its name or as the lone value given."""
+    value = tool_input.get(key)
+    if value is None and len(tool_input) == 1:
+        value = next(iter(tool_input.values()))
+    return str(value).strip() if value not in (None, "") else ""

@@ -206,6 +206,7 @@ def _is_unit(text: str) -> bool:
 
 class ConvertUnits(Tool):
     name = "convert_units"
+    quick = True
     description = (
         "Convert a quantity between units (length, mass, temperature, volume, area, speed, "
         "time, energy, data size). All three arguments are required."
