@@ -3,7 +3,15 @@ read it once the reply is complete."""
 
 from __future__ import annotations
 
-from .labels import LABEL_SPAN, clean_value, is_no_tool, label_kind, match_label, maybe_label
+from .labels import (
+    LABEL_SPAN,
+    clean_value,
+    is_cut_stop,
+    is_no_tool,
+    label_kind,
+    match_label,
+    maybe_label,
+)
 
 
 class AnswerStream:
@@ -41,7 +49,7 @@ class AnswerStream:
         out = ""
         if self._state == "open" and self._mode != "done":
             match = match_label(self._line)
-            if match is None and self._mode == "answer":
+            if match is None and self._mode == "answer" and not is_cut_stop(self._line):
                 out = self._push(self._line)
             elif match is not None and self._mode == "seek" and label_kind(match) == "answer":
                 out = self._push(self._line[match.end() :])

@@ -2,31 +2,51 @@
 
 The protocol is the multimodal ReAct header's (`Thought:` / `Action:` / `Action Input:`, the
 system's `Observation:`, finishing with `Answer:`) plus the plugin-task prompts' JSON Thought and
-`Final Answer:`. Models bend it in many ways (bold or lower-case labels, full-width colons, code
-fences, Python dicts, `tool(args)` calls, a made-up Observation); each is read the way a careful
-person would read it. The label grammar is in `labels.py`, tool inputs in `action_input.py`,
-tool names in `tool_names.py`, and `AnswerStream` (`answer_stream.py`) forwards the answer while
-the reply is still streaming.
+`Final Answer:`. Models bend it in many ways (bold, lower-case, Chinese or colon-less labels,
+code fences, Python dicts, `tool(args)` calls, JSON call blobs, a made-up Observation, a stop
+word cut in half); each is read the way a careful person would read it. The label grammar is
+in `labels.py`, tool inputs in `action_input.py`, tool names in `tool_names.py`, and
+`AnswerStream` (`answer_stream.py`) forwards the answer while the reply is still streaming.
+
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from . import tool_names
-from .action_input import MD_ESCAPE, as_input, call, json_call, load, strip_fence, to_input
+from .action_input import (
+    MD_ESCAPE,
+    Unreadable,
+    as_input,
+    call_input,
+    closing,
+    is_blank,
+    json_call,
+    load,
+    schema_fields,
+    split_call,
+    strip_fence,
+    to_input,
+)
 from .answer_stream import AnswerStream
 from .labels import (
     FENCE_LINE,
     Mark,
     clean_value,
+    drop_cut_stop,
     is_no_tool,
     labels,
+    loose_label_at_start,
+    loose_labels,
+    match_label,
     spread_midline,
     trim_name,
 )
@@ -36,7 +56,22 @@ __all__ = ["AnswerStream", "ParseError", "Step", "parse_step"]
 
 _INLINE_INPUT = re.compile(r"[ \t,;]+(?:\*\*)?Action[ \t_]*Input(?:\*\*)?[ \t]*[:：]", re.I)
 _INLINE_JSON = re.compile(r"^[`*'\"]*([A-Za-z_][\w.\-]*)[`*'\"]*[ \t]*[:,]?[ \t]*([{\[].*)$", re.S)
+_NAME = r"[`*'\"]*[A-Za-z_][\w.\-]*[`*'\"]*"
+_NAME_ONLY = re.compile(rf"^{_NAME}$")
+_NAME_LIKE = re.compile(rf"^{_NAME}(?:[ \t]*[(\[{{].*)?$")
+_CODE = re.compile(
+    r"^\s*(?:import\s|from\s+\S+\s+import\s|def\s|class\s|for\s.+\sin\s|while\s|"
+    r"return\b|const\s|let\s|var\s|await\s|[A-Za-z_][\w.]*(?:\[[^\]\n]*\])?\s*=[^=])"
+)
+_CALL_START = re.compile(r"^[ \t]*(?=[{A-Za-z_])", re.MULTILINE)
+_MAX_CALL_LINES = 32  # lines tried as the start of a call; each try may read to the end
+_NEXT_LINE = re.compile(r"\S[^\n]*")
+_AFTER_CALL = re.compile(r"```|<|\{|[A-Za-z_][\w.\-]*[ \t]*[(\[]")
+_BLOB_NAME = re.compile(r"[\"'](?:name|action|tool|tool_name|function)[\"']\s*:")
 _TOOL_TAGS = re.compile(r"</?tool_call>|<\|python_tag\|>|<\|eom_id\|>|<\|eot_id\|>")
+_EMPTY_INPUT = (
+    "the Action Input is empty; give the arguments as a JSON object, or {} if the tool takes none"
+)
 
 
 class Step(BaseModel):
@@ -76,7 +111,9 @@ def parse_step(text: str, tools: Sequence[str] = ()) -> Step:
     if not text.strip():
         raise ParseError("the reply held only reasoning (<think>), no step", tools)
     try:
-        step = _parse(text, tools)
+        step = _parse(drop_cut_stop(text), tools)
+    except Unreadable as error:
+        raise ParseError(error.reason, tools) from error
     except RecursionError as error:
         raise ParseError("it is nested too deeply to read", tools) from error
     return step.model_copy(update={"raw": text})
@@ -84,22 +121,18 @@ def parse_step(text: str, tools: Sequence[str] = ()) -> Step:
 
 def _parse(text: str, tools: Sequence[str]) -> Step:
     marks = labels(text)
-    if not marks:
-        found = _bare_call(text, tools)
-        if found is None:
-            return Step(kind="answer", answer=text.strip())
-        if found[0] is None:
-            return Step(kind="answer", answer=found[1]["input"])
-        return Step(kind="action", tool=found[0], tool_input=found[1])
-    step = _read(text, marks, tools)
-    if step is None:
+    step = _read(text, marks, tools) if marks else None
+    if step is None and marks:
         spread = spread_midline(text)
         step = _read(spread, labels(spread), tools) if spread != text else None
-    if step is None:
-        kinds = {mark.kind for mark in marks}
-        reason = "there is an Action Input but no Action line naming the tool"
-        raise ParseError(reason if "actioninput" in kinds else "it has no Action or Answer", tools)
-    return step
+    step = step or _read_loose(text, marks, tools) or _embedded_call(text, tools)
+    if step is not None:
+        return step
+    if not marks:
+        return Step(kind="answer", answer=text.strip())
+    if any(mark.kind == "actioninput" for mark in marks):
+        raise Unreadable("there is an Action Input but no Action line naming the tool")
+    raise Unreadable("it has no Action or Answer")
 
 
 def _read(text: str, marks: list[Mark], tools: Sequence[str]) -> Step | None:
@@ -114,18 +147,173 @@ def _read(text: str, marks: list[Mark], tools: Sequence[str]) -> Step | None:
         elif mark.kind == "answer":
             answer = clean_value(values[i])
             if not answer:
-                raise ParseError("the Answer is empty", tools)
+                raise Unreadable("the Answer is empty")
             return Step(kind="answer", answer=answer, **_thought(thought))
-        elif mark.kind == "action":
-            if is_no_tool(values[i].split("\n", 1)[0]):
-                continue
+        elif mark.kind == "action" and not is_no_tool(values[i].split("\n", 1)[0]):
             has_input = i + 1 < len(marks) and marks[i + 1].kind == "actioninput"
-            tool, tool_input = _action(values[i], values[i + 1] if has_input else None, tools)
-            answer = tool_names.answer_of(tool, tool_input, tools)
-            if answer:
-                return Step(kind="answer", answer=answer, **_thought(thought))
-            return Step(kind="action", tool=tool, tool_input=tool_input, **_thought(thought))
+            return _action(values[i], values[i + 1] if has_input else None, thought, tools)
     return None
+
+
+def _read_loose(text: str, marks: list[Mark], tools: Sequence[str]) -> Step | None:
+    """Labels written without colons (`Action search`, `Action Input {...}`). A colon-less
+    Action counts when it names a known tool or an Action Input follows it; the other labels
+    count only around such an Action, so prose that starts a line with "Action" stays prose."""
+    taken = {mark.start for mark in marks}
+    found = sorted(
+        [(m, rest) for m, rest in loose_labels(text) if m.start not in taken]
+        + [(m, None) for m in marks],
+        key=lambda pair: pair[0].start,
+    )
+    kept: list[Mark] = []
+    acted = False
+    for n, (mark, rest) in enumerate(found):
+        if rest is None or (mark.kind == "thought" and not text[: mark.start].strip()):
+            kept.append(mark)
+        elif mark.kind == "action" and _NAME_LIKE.match(rest):
+            follows = found[n + 1][0].kind if n + 1 < len(found) else ""
+            name = trim_name(re.split(r"[\s(\[{]", rest.strip("`*'\""), maxsplit=1)[0])
+            if follows == "actioninput" or tool_names.known(name, tools):
+                kept.append(mark)
+                acted = True
+        elif mark.kind in ("actioninput", "observation") and acted:
+            kept.append(mark)
+        elif mark.kind == "answer" and kept:
+            kept.append(mark)
+            acted = True
+    return _read(text, kept, tools) if acted else None
+
+
+def _embedded_call(text: str, tools: Sequence[str]) -> Step | None:
+    """A call without an Action label: the whole reply as native JSON tool-call syntax, or the
+    first line that opens a JSON call blob or a `tool(...)` call naming a known tool (or the
+    final answer). Only the first whole call is taken; a second one is not glued into it."""
+    body = _TOOL_TAGS.sub("", text)
+    whole = strip_fence(body)
+    if whole.startswith(("{", "[")) and (call := json_call(whole)) is not None:
+        return _call_step(call[0], to_input(call[1]), "", tools)
+    for start in itertools.islice(_CALL_START.finditer(body), _MAX_CALL_LINES):
+        found = _call_at(body, start.end())
+        if found and tool_names.is_callable(found[0], tools):
+            return _call_step(found[0], found[1](), _before(body, start.end()), tools)
+    return None
+
+
+def _call_at(body: str, at: int) -> tuple[str, Callable[[], dict[str, Any]]] | None:
+    """The call that opens at `at`: its name and how to read its input (read only once the
+    name is known to be a tool's). What follows the call may be more calls, a fence, a tag or
+    a label; prose after it means the call is an example inside an answer."""
+    if body[at] == "{":
+        close = closing(body, at) if _BLOB_NAME.search(body, at, at + 400) else None
+        call = json_call(body[at : close + 1]) if close is not None else None
+        if call is None or not _ends_calls(body[close + 1 :]):
+            return None
+        return call[0], functools.partial(to_input, call[1])
+    parts = split_call(body[at:])
+    if parts is None or not _ends_calls(parts[2]):
+        return None
+    return parts[0], functools.partial(call_input, parts[1])
+
+
+def _ends_calls(after: str) -> bool:
+    line, _, more = after.partition("\n")
+    if line.strip() and not line.lstrip().startswith(";"):
+        return False
+    following = _NEXT_LINE.search(more)
+    return following is None or bool(_AFTER_CALL.match(following[0]) or match_label(following[0]))
+
+
+def _before(body: str, at: int) -> str:
+    """The thought written before a call at `at`: its Thought label's value, or the prose."""
+    marks = labels(body[:at])
+    if not marks:
+        return FENCE_LINE.sub("", body[:at])
+    return body[marks[-1].end : at] if marks[-1].kind == "thought" else ""
+
+
+def _action(value: str, input_text: str | None, thought: str, tools: Sequence[str]) -> Step:
+    """An Action label's value (and its Action Input's, when there is one) -> the step."""
+    text = MD_ESCAPE.sub("_", clean_value(value))
+    first, _, rest = text.partition("\n")
+    same_line = _INLINE_INPUT.search(first)
+    if input_text is None and same_line:  # "Action: zoom, Action Input: {...}"
+        text, input_text = text[: same_line.start()], text[same_line.end() :]
+    elif input_text is None:
+        loose = loose_label_at_start(rest)
+        if loose and loose[0].kind == "actioninput":  # "Action Input {...}" without a colon
+            text, input_text = first, rest[loose[0].end :]
+    name, args = _name_and_args(text, tools)
+    if input_text is not None:
+        if is_blank(input_text):
+            raise Unreadable(_EMPTY_INPUT)
+        args = as_input(input_text)
+    name = trim_name(name)
+    if name.startswith("__") and name.endswith("__") and len(name) > 4:
+        name = name[2:-2]
+    if not name:
+        raise Unreadable("the Action line names no tool")
+    return _call_step(name, args, thought, tools)
+
+
+def _name_and_args(text: str, tools: Sequence[str]) -> tuple[str, dict[str, Any]]:
+    if text.startswith("```"):
+        inner = strip_fence(text)
+        blob = json_call(text)
+        if blob is not None:
+            return blob[0], to_input(blob[1])
+        call = _code_call(inner, tools)
+        if call is not None:
+            return call
+        if _NAME_ONLY.match(inner):
+            return inner, {}
+        raise Unreadable(
+            "the Action holds code; write only the tool name on the Action line and its "
+            "arguments as JSON on the Action Input line"
+        )
+    if text.startswith(("{", "[")):
+        call = json_call(text)
+        if call is None:
+            raise Unreadable("the Action line holds arguments but no tool name")
+        return call[0], to_input(call[1])
+    parts = split_call(text)
+    if parts is not None:
+        return parts[0], call_input(parts[1])
+    inline = _INLINE_JSON.match(text)
+    if inline:  # "Action: zoom {"image_id": "img_1"}"
+        return inline[1], as_input(inline[2])
+    name, _, rest = text.partition("\n")
+    if _CODE.match(name):
+        raise Unreadable("the Action line holds code, not a tool name")
+    return name, as_input(rest) if rest.strip() else {}
+
+
+def _code_call(inner: str, tools: Sequence[str]) -> tuple[str, dict[str, Any]] | None:
+    """A fenced `tool(...)` call, when it names a known tool (or any, without a tool list)."""
+    parts = split_call(inner)
+    if parts is None or parts[2].strip():
+        return None
+    name = parts[0]
+    if tools and not tool_names.is_callable(name, tools):
+        return None
+    return name, call_input(parts[1])
+
+
+def _call_step(name: str, args: dict[str, Any], thought: str, tools: Sequence[str]) -> Step:
+    name = trim_name(name)
+    answer = tool_names.answer_of(name, args, tools)
+    if answer:
+        return Step(kind="answer", answer=answer, **_thought(thought))
+    if tool_names.is_answer_tool(name, tools):
+        raise Unreadable("the final answer is empty")
+    fields = schema_fields(args)
+    if fields is not None:
+        example = json.dumps({fields[0] if fields else "input": "..."})
+        raise Unreadable(
+            "the Action Input repeats the tool's parameter schema instead of giving values; "
+            f"write the values themselves, e.g. {example}"
+        )
+    tool = tool_names.resolve(name, tools)
+    return Step(kind="action", tool=tool, tool_input=args, **_thought(thought))
 
 
 def _thought(value: str) -> dict[str, Any]:
@@ -137,41 +325,3 @@ def _thought(value: str) -> dict[str, Any]:
     if content is not None and not isinstance(content, str):
         content = json.dumps(content, ensure_ascii=False)
     return {"thought": content or "", "thought_data": data}
-
-
-def _action(value: str, input_text: str | None, tools: Sequence[str]) -> tuple[str, dict]:
-    text = MD_ESCAPE.sub("_", clean_value(value))
-    same_line = _INLINE_INPUT.search(text.split("\n", 1)[0])
-    if same_line and input_text is None:  # "Action: zoom, Action Input: {...}"
-        text, input_text = text[: same_line.start()], text[same_line.end() :]
-    found = call(text) or (json_call(text) if text.startswith(("{", "```")) else None)
-    inline = _INLINE_JSON.match(text)
-    if found is not None:
-        name, args = found[0], to_input(found[1])
-    elif inline:  # "Action: zoom {"image_id": "img_1"}"
-        name, args = inline[1], as_input(inline[2])
-    else:
-        name, _, rest = text.partition("\n")
-        args = as_input(rest) if rest.strip() else {}
-    if input_text is not None and clean_value(input_text):
-        args = as_input(input_text)
-    name = trim_name(name)
-    if name.startswith("__") and name.endswith("__") and len(name) > 4:
-        name = name[2:-2]
-    if not name:
-        raise ParseError("the Action line names no tool", tools)
-    return tool_names.resolve(name, tools), args
-
-
-def _bare_call(text: str, tools: Sequence[str]) -> tuple[str | None, dict] | None:
-    """A reply without labels that is a tool call all the same: native JSON tool-call
-    syntax, or `tool(args)` naming a known tool. (None, {"input": answer}) is an answer."""
-    text = strip_fence(_TOOL_TAGS.sub("", text))
-    found = json_call(text) if text.startswith("{") else call(text)
-    if found is None:
-        return None
-    tool, args = tool_names.resolve(trim_name(found[0]), tools), to_input(found[1])
-    answer = tool_names.answer_of(tool, args, tools)
-    if answer:
-        return None, {"input": answer}
-    return (tool, args) if tool in tools or text.startswith("{") else None
