@@ -1,6 +1,6 @@
 """The label grammar of a ReAct reply: which lines are labels, what a label's value is, and the
-words that look like a decision but are none (`Action: None`, a stop word the server cut in
-half at the end of the reply).
+words that look like a decision but are none (`Action: None`, a placeholder `Answer:`, a stop
+word the server cut in half at the end of the reply).
 
 Labels are English as the prompts ask (`Thought`, `Action`, `Action Input`, `Answer`,
 `Final Answer`, `Observation`) or Chinese as Chinese-prompted agents write them (`思考`, `行动`,
@@ -62,6 +62,15 @@ _GAP = re.compile(r"[ \t_]")
 FENCE_LINE = re.compile(r"^[ \t]*```[\w+-]*[ \t]*$", re.MULTILINE)
 _NO_TOOL = {"none", "n/a", "null", "no action", "nothing", "no tool", "无", "不需要"}
 _STOP_WORDS = ("observations", "观察结果")
+# How an answer that only announces the next step begins ("I will now search..."). With a tool
+# call in the same reply such an answer is not what the model concluded.
+_OPENERS = (
+    "i'll", "i’ll", "i will", "i am going to", "i'm going to", "i’m going to", "i need to",
+    "i have to", "i must", "i should", "let me", "let's", "let’s", "let us", "now i", "now, i",
+    "first i", "first, i", "next i", "next, i", "please wait", "one moment", "waiting",
+    "我将", "我会", "我要", "我需要", "我先", "我来", "让我", "我们来", "首先", "接下来",
+    "下面我", "现在我", "请稍等", "稍等", "等待",
+)  # fmt: skip
 
 
 class Mark(NamedTuple):
@@ -153,3 +162,27 @@ def drop_cut_stop(text: str) -> str:
     if newline and head.strip() and is_cut_stop(last):
         return head
     return text
+
+
+def is_placeholder(answer: str) -> bool:
+    """An answer of one line that only announces what comes next."""
+    text = answer.strip()
+    return "\n" not in text and _opens_placeholder(" ".join(text.split()).lower())
+
+
+def may_become_placeholder(start: str) -> bool:
+    """Whether an answer that begins with `start` may still be a placeholder (never False
+    when it may)."""
+    if "\n" in start.strip():
+        return False
+    text = " ".join(start.split()).lower()
+    return any(o.startswith(text) for o in _OPENERS) or _opens_placeholder(text)
+
+
+def _opens_placeholder(text: str) -> bool:
+    for opener in _OPENERS:
+        if text.startswith(opener):
+            after = text[len(opener) : len(opener) + 1]
+            if not (opener.isascii() and after.isascii() and after.isalpha()):
+                return True
+    return False

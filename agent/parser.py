@@ -8,6 +8,19 @@ word cut in half); each is read the way a careful person would read it. The labe
 in `labels.py`, tool inputs in `action_input.py`, tool names in `tool_names.py`, and
 `AnswerStream` (`answer_stream.py`) forwards the answer while the reply is still streaming.
 
+A reply with both an action and an answer is decided by what the model concluded, in the
+order it wrote them:
+- An answer before any tool call is the answer; an action written after it is the model running
+  on past its conclusion. This is also what can be streamed: the answer reaches the user
+  before the rest of the reply exists.
+- An answer after the call, with no Observation between, is the answer. The loop stops the
+  model at `Observation:`, so a reply that goes on past its call without one did not wait for a
+  result: the model concluded (models that always write every label often repeat the previous
+  call just before their final answer).
+- After an Observation the model wrote itself, or a second Action, the first call stands:
+  whatever follows rests on a result the tool has not given.
+- An answer that only announces the next step ("I will now search...", "我将搜索") is no
+  conclusion: with a tool call in the reply, the call stands.
 """
 
 from __future__ import annotations
@@ -43,6 +56,7 @@ from .labels import (
     clean_value,
     drop_cut_stop,
     is_no_tool,
+    is_placeholder,
     labels,
     loose_label_at_start,
     loose_labels,
@@ -136,22 +150,38 @@ def _parse(text: str, tools: Sequence[str]) -> Step:
 
 
 def _read(text: str, marks: list[Mark], tools: Sequence[str]) -> Step | None:
-    """The first Action or Answer decides; what follows an Action (a guessed Observation or
-    Answer) is dropped, since the tool has not run yet."""
+    """Decide between the labelled actions and answers by the rule in the module docstring."""
     ends = [mark.start for mark in marks[1:]] + [len(text)]
     values = [text[mark.end : stop] for mark, stop in zip(marks, ends, strict=True)]
     thought = FENCE_LINE.sub("", text[: marks[0].start])
+    call: tuple[int, str] | None = None
+    waiting: tuple[str, str] | None = None  # a placeholder answer, if nothing better comes
     for i, mark in enumerate(marks):
         if mark.kind == "thought":
             thought = values[i]
         elif mark.kind == "answer":
+            if is_placeholder(values[i]):
+                waiting = None if call is not None else (values[i], thought)
+                continue
             answer = clean_value(values[i])
-            if not answer:
-                raise Unreadable("the Answer is empty")
-            return Step(kind="answer", answer=answer, **_thought(thought))
-        elif mark.kind == "action" and not is_no_tool(values[i].split("\n", 1)[0]):
-            has_input = i + 1 < len(marks) and marks[i + 1].kind == "actioninput"
-            return _action(values[i], values[i + 1] if has_input else None, thought, tools)
+            if answer:
+                return Step(kind="answer", answer=answer, **_thought(thought))
+            if call is not None:
+                break
+            raise Unreadable("the Answer is empty")
+        elif mark.kind == "action":
+            if call is not None:
+                break
+            if not is_no_tool(values[i].split("\n", 1)[0]):
+                call, waiting = (i, thought), None
+        elif mark.kind == "observation" and call is not None:
+            break
+    if call is not None:
+        i, thought = call
+        has_input = i + 1 < len(marks) and marks[i + 1].kind == "actioninput"
+        return _action(values[i], values[i + 1] if has_input else None, thought, tools)
+    if waiting is not None:
+        return Step(kind="answer", answer=clean_value(waiting[0]), **_thought(waiting[1]))
     return None
 
 

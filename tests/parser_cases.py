@@ -252,9 +252,9 @@ CASES: list[tuple[str, str, dict]] = [
         {"kind": "action", "tool": "zoom", "tool_input": {"image_id": "img_1"}, "answer": None},
     ),
     (
-        "action-then-guessed-answer",
+        "action-then-concluded-answer",
         'Action: calculator\nAction Input: {"expression": "9*9"}\nAnswer: 81',
-        {"kind": "action", "tool": "calculator", "tool_input": {"expression": "9*9"}},
+        {"kind": "answer", "answer": "81", "tool": None},
     ),
     (
         "answer-before-action",
@@ -784,6 +784,58 @@ CASES += [
         "input-with-a-type-field-is-not-a-schema",
         'Action: search\nAction Input: {"query": "cats", "type": "string"}',
         {"kind": "action", "tool": "search", "tool_input": {"query": "cats", "type": "string"}},
+    ),
+    # An answer and an action in one reply: what the model concluded (see agent/parser.py).
+    (
+        "answer-after-the-call-chinese",
+        'Thought: 需要计算\nAction: calculator\nAction Input: {"expression": "6*7"}\n'
+        "Thought: 我现在知道答案了\nFinal Answer: 6乘7等于42。",
+        {"kind": "answer", "answer": "6乘7等于42。", "thought": "我现在知道答案了"},
+    ),
+    (
+        "answer-after-the-call-bold",
+        '**Thought:** zoom first\n**Action:** zoom\n**Action Input:** {"image_id": "img_1"}\n'
+        "**Answer:** The sign says STOP.",
+        {"kind": "answer", "answer": "The sign says STOP."},
+    ),
+    (
+        "placeholder-answer-before-the-action",
+        "Thought: I need the text.\nAnswer: I will read the text first.\nAction: ocr\n"
+        'Action Input: {"image_id": "img_1"}',
+        {
+            "kind": "action",
+            "tool": "ocr",
+            "tool_input": {"image_id": "img_1"},
+            "thought": "I need the text.",
+        },
+    ),
+    (
+        "placeholder-answer-after-the-action",
+        'Action: zoom\nAction Input: {"image_id": "img_1"}\nAnswer: Let me zoom in and check.',
+        {"kind": "action", "tool": "zoom", "tool_input": {"image_id": "img_1"}},
+    ),
+    (
+        "placeholder-answer-chinese",
+        "Thought: 需要识别文字\nAnswer: 我将使用 ocr 工具读取文字。\nAction: ocr\n"
+        'Action Input: {"image_id": "img_1"}',
+        {"kind": "action", "tool": "ocr", "tool_input": {"image_id": "img_1"}},
+    ),
+    (
+        "placeholder-words-alone-are-the-answer",
+        "Thought: all done\nAnswer: Let me know if you need anything else.",
+        {"kind": "answer", "answer": "Let me know if you need anything else."},
+    ),
+    (
+        "answer-after-a-second-call-is-dropped",
+        'Action: zoom\nAction Input: {"image_id": "img_1"}\nAction: ocr\n'
+        'Action Input: {"image_id": "img_1"}\nAnswer: It says hi.',
+        {"kind": "action", "tool": "zoom", "tool_input": {"image_id": "img_1"}},
+    ),
+    (
+        "answer-after-a-made-up-observation-chinese",
+        '行动：ocr\n行动输入：{"image_id": "img_1"}\n'
+        "观察：图片上写着“你好”\n最终答案：图片上写着“你好”。",
+        {"kind": "action", "tool": "ocr", "tool_input": {"image_id": "img_1"}, "answer": None},
     ),
 ]
 
