@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+import typing
 from collections.abc import Mapping
 from typing import Any
 
@@ -79,8 +80,8 @@ def _by_norm(names: tuple[str, ...]) -> dict[str, str]:
 def fit_to_fields(
     params: dict[str, Any], fields: Mapping[str, Any], known: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
-    """Keys as the tool names them. A lone `input` (what a bare-string Action Input becomes)
-    goes to the one required field still empty, which is what the model meant by it."""
+    """Keys as the tool names them, and a lone `input` (what a bare-string Action Input or
+    `tool("...")` becomes) put where the model meant it (see `_input_field`)."""
     fitted: dict[str, Any] = {}
     loose = None
     for key, value in params.items():
@@ -92,14 +93,42 @@ def fit_to_fields(
         if name is not None:
             fitted[name] = value
     if "input" in params and "input" not in fields:
-        empty = [
-            name
-            for name, info in fields.items()
-            if info.is_required() and name not in fitted and name not in (known or {})
-        ]
-        if len(empty) == 1:
-            fitted[empty[0]] = params["input"]
+        target = _input_field(fields, fitted, known or {})
+        if target is not None:
+            value = params["input"]
+            if _takes_text(fields[target]) and _is_one_string_list(value):
+                value = value[0]
+            fitted[target] = value
     return fitted
+
+
+def _input_field(
+    fields: Mapping[str, Any], given: Mapping[str, Any], known: Mapping[str, Any]
+) -> str | None:
+    """The field a lone `input` fills: the one required field still empty; else the tool's
+    only required field, even if known (a bare value sent again corrects it); else, for a tool
+    with no required field, its only text field. None when it could be more than one."""
+    required = [name for name, info in fields.items() if info.is_required()]
+    open_fields = [name for name in required if name not in given]
+    empty = [name for name in open_fields if name not in known]
+    if len(empty) == 1:
+        return empty[0]
+    if len(required) == 1 and open_fields:
+        return required[0]
+    texts = [name for name, info in fields.items() if _takes_text(info) and name not in given]
+    return texts[0] if not required and len(texts) == 1 else None
+
+
+def _takes_text(info: Any) -> bool:
+    annotation = getattr(info, "annotation", None)
+    if annotation is str:
+        return True
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    return args == [str]
+
+
+def _is_one_string_list(value: Any) -> bool:
+    return isinstance(value, list) and len(value) == 1 and isinstance(value[0], str)
 
 
 def check(tool: Any, params: dict[str, Any]) -> Check:
