@@ -79,26 +79,33 @@ class Printer:
     def __init__(self, as_json: bool, quiet: bool) -> None:
         self.as_json = as_json
         self.quiet = quiet
-        self.answering = False
+        self.streamed = False  # this turn's answer was shown as it came
+        self.open_line = False  # the answer's last line still waits for its newline
 
     def show(self, event: Any) -> None:
         if self.as_json:
             print(EVENT_ADAPTER.dump_json(event).decode(), flush=True)
             return
         if event.type == "answer_delta":
-            if not self.answering:
+            if not self.streamed:
                 print("\nAnswer: ", end="", flush=True)
-                self.answering = True
+                self.streamed = True
             print(event.text, end="", flush=True)
+            self.open_line = True
             return
         if event.type == "answer":
-            if not self.answering:
-                print(f"\nAnswer: {event.text}", end="")
-            print()
-            self.answering = False
+            if not self.streamed:
+                print(f"\nAnswer: {event.text}")
+            elif self.open_line:
+                print()
+            self.streamed = self.open_line = False
             return
         line = _line(event)
         if line and (not self.quiet or event.type in ("error", "ask_user")):
+            # The turn's statistics come between the streamed answer and its end.
+            if self.open_line:
+                print()
+                self.open_line = False
             print(line, flush=True)
 
 

@@ -37,6 +37,8 @@ def test_cli_prints_the_steps_and_the_answer():
     assert "offline" in out
     assert out.index("Action: convert_units") < out.index("Observation") < out.index("Answer:")
     assert "8.04672 km" in out
+    # The answer ends its line; the turn's statistics follow on their own.
+    assert "\nAnswer: 5 mi = 8.04672 km\n· 2 model call(s)" in out
 
 
 def test_cli_asks_for_what_is_missing_and_reads_an_image():
