@@ -11,7 +11,6 @@ import contextlib
 import functools
 import json
 import logging
-import os
 import shutil
 import tempfile
 import threading
@@ -298,7 +297,7 @@ def build_demo(
     if tools is None:
         from tools import default_tools
 
-        tools = default_tools()
+        tools = default_tools(env.tool_settings())
     prefs0 = default_prefs(env)
     make_model = model_factory or (lambda prefs: default_model(prefs, env))
 
@@ -681,18 +680,14 @@ def warm_up(tools: list[Any]) -> None:
 
 
 def main() -> None:
-    logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO"))
     env = Settings()
+    logging.basicConfig(level=env.log_level)
     from tools import default_tools
 
-    tools = default_tools()
+    tools = default_tools(env.tool_settings())
     threading.Thread(target=warm_up, args=(tools,), name="warm-up", daemon=True).start()
     demo = build_demo(env=env, tools=tools)
-    demo.launch(
-        server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
-        server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
-        **launch_options(env),
-    )
+    demo.launch(server_name=env.server_name, server_port=env.server_port, **launch_options(env))
 
 
 if __name__ == "__main__":

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+if TYPE_CHECKING:
+    from tools.base import ToolSettings
 
 HF_ROUTER_URL = "https://router.huggingface.co/v1"
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
@@ -15,8 +19,11 @@ DEFAULT_HF_MODEL = "Qwen/Qwen2.5-VL-7B-Instruct"
 class Settings(BaseSettings):
     """Every setting, with the environment variable that sets it.
 
-    OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL and HF_TOKEN keep their usual names; the rest
-    are AGENT_* (e.g. AGENT_LANGUAGE=zh).
+    OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL and HF_TOKEN keep their usual names, and so do
+    LOG_LEVEL and Gradio's GRADIO_SERVER_NAME/GRADIO_SERVER_PORT; the rest are AGENT_* (e.g.
+    AGENT_LANGUAGE=zh), or named by the plugin they belong to (WEATHER_BASE_URL). Nothing else
+    in the app reads the environment, except a plugin manifest's own variables
+    (`tools.plugins.manifest_variable`).
     """
 
     # Unknown keyword settings are refused, so a typo fails loudly instead of being ignored.
@@ -54,6 +61,39 @@ class Settings(BaseSettings):
     max_history_turns: int = Field(
         default=100, ge=1, le=10_000, validation_alias="AGENT_MAX_HISTORY_TURNS"
     )
+
+    # Tools: where plugin manifests are read from, and the shipped weather plugin's switch and
+    # host (a manifest names these variables; the values reach it through `tool_settings`).
+    plugin_dir: Path | None = Field(default=None, validation_alias="AGENT_PLUGIN_DIR")
+    enable_weather: bool = Field(default=False, validation_alias="AGENT_ENABLE_WEATHER")
+    weather_base_url: str | None = Field(default=None, validation_alias="WEATHER_BASE_URL")
+
+    # The server (`python app.py`).
+    log_level: Literal["DEBUG", "INFO", "WARN", "WARNING", "ERROR", "FATAL", "CRITICAL"] = Field(
+        default="INFO", validation_alias="LOG_LEVEL"
+    )
+    server_name: str = Field(default="127.0.0.1", validation_alias="GRADIO_SERVER_NAME")
+    server_port: int = Field(default=7860, ge=1, le=65535, validation_alias="GRADIO_SERVER_PORT")
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper(cls, value: object) -> object:
+        # logging's own spelling is upper case; LOG_LEVEL=debug means the same.
+        return value.strip().upper() if isinstance(value, str) else value
+
+    def tool_settings(self) -> ToolSettings:
+        """What the tools may read: the plugin folder and every plain setting under its variable
+        name, so a manifest's `enabled_by`/`base_url_env` finds the value. Secrets stay here."""
+        from tools.base import ToolSettings
+
+        variables: dict[str, str] = {}
+        for name, field in type(self).model_fields.items():
+            value = getattr(self, name)
+            if value is None or isinstance(value, SecretStr):
+                continue
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+            variables[str(field.validation_alias)] = text
+        return ToolSettings(plugin_dir=self.plugin_dir, variables=variables)
 
     def model_source(self) -> Literal["openai", "hf", "offline"]:
         if self.openai_api_key or self.openai_base_url:

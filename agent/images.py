@@ -306,6 +306,15 @@ class ImageStore:
     def refs(self) -> list[ImageRef]:
         return list(self._refs.values())
 
+    def restore(self, refs: list[ImageRef]) -> None:
+        """Take back the images of a saved conversation under their own ids, so the history's
+        references to them still hold; images added later are numbered after them."""
+        with self._lock:
+            for ref in refs:
+                self._refs[ref.id] = ref
+            numbers = [int(i[4:]) for i in self._refs if i.startswith("img_") and i[4:].isdigit()]
+            self._counter = itertools.count(max(numbers, default=0) + 1)
+
 
 _default_store: ImageStore | None = None
 _default_lock = threading.Lock()

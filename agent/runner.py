@@ -82,11 +82,11 @@ class Agent:
         tool_timeout: float | None = None,
         max_parse_retries: int = MAX_PARSE_RETRIES,
     ) -> None:
+        self.settings = settings = settings or Settings()
         if tools is None:
             from tools import default_tools
 
-            tools = default_tools()
-        self.settings = settings = settings or Settings()
+            tools = default_tools(settings.tool_settings())
         self.model = model
         self.tools = list(tools)
         self.tool_by_name = {tool.name: tool for tool in self.tools}

@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from pydantic import ValidationError
 
 from agent.config import HF_ROUTER_URL, Settings, make_model
 
-VARS = ["OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENT_MODEL", "HF_TOKEN"]
+VARS = [
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "AGENT_MODEL",
+    "HF_TOKEN",
+    "AGENT_PLUGIN_DIR",
+    "AGENT_ENABLE_WEATHER",
+    "WEATHER_BASE_URL",
+    "LOG_LEVEL",
+    "GRADIO_SERVER_NAME",
+    "GRADIO_SERVER_PORT",
+]
 
 
 @pytest.fixture(autouse=True)
@@ -50,3 +63,59 @@ def test_bad_values_and_unknown_keys_are_refused(monkeypatch):
     monkeypatch.delenv("AGENT_LANGUAGE")
     with pytest.raises(ValidationError):
         Settings(langauge="zh")
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "field", "expected"),
+    [
+        ("AGENT_PLUGIN_DIR", "/srv/plugins", "plugin_dir", Path("/srv/plugins")),
+        ("AGENT_ENABLE_WEATHER", "yes", "enable_weather", True),
+        ("WEATHER_BASE_URL", "http://127.0.0.1:9", "weather_base_url", "http://127.0.0.1:9"),
+        ("LOG_LEVEL", "debug", "log_level", "DEBUG"),
+        ("GRADIO_SERVER_NAME", "0.0.0.0", "server_name", "0.0.0.0"),
+        ("GRADIO_SERVER_PORT", "7861", "server_port", 7861),
+    ],
+)
+def test_each_setting_comes_from_its_variable(monkeypatch, variable, value, field, expected):
+    monkeypatch.setenv(variable, value)
+    assert getattr(Settings(), field) == expected
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [("LOG_LEVEL", "chatty"), ("GRADIO_SERVER_PORT", "99999"), ("AGENT_ENABLE_WEATHER", "maybe")],
+)
+def test_bad_server_and_plugin_values_are_refused(monkeypatch, variable, value):
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(ValidationError):
+        Settings()
+
+
+def test_the_tools_get_plain_settings_by_variable_and_no_secrets(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-abc")
+    monkeypatch.setenv("AGENT_ENABLE_WEATHER", "1")
+    monkeypatch.setenv("AGENT_PLUGIN_DIR", "/srv/plugins")
+    given = Settings().tool_settings()
+    assert given.plugin_dir == Path("/srv/plugins")
+    assert given.variables["AGENT_ENABLE_WEATHER"] == "true"
+    assert "OPENAI_API_KEY" not in given.variables and "sk-abc" not in repr(given)
+
+
+def test_the_server_listens_and_logs_where_the_settings_say(monkeypatch):
+    import app
+
+    monkeypatch.setenv("GRADIO_SERVER_NAME", "0.0.0.0")
+    monkeypatch.setenv("GRADIO_SERVER_PORT", "7999")
+    monkeypatch.setenv("LOG_LEVEL", "warning")
+    launched, logged = {}, {}
+
+    class Page:
+        def launch(self, **options):
+            launched.update(options)
+
+    monkeypatch.setattr(app, "build_demo", lambda **kwargs: Page())
+    monkeypatch.setattr(app, "warm_up", lambda tools: None)
+    monkeypatch.setattr(app.logging, "basicConfig", lambda **kwargs: logged.update(kwargs))
+    app.main()
+    assert (launched["server_name"], launched["server_port"]) == ("0.0.0.0", 7999)
+    assert logged["level"] == "WARNING"

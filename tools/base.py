@@ -13,6 +13,7 @@ import functools
 import json
 import re
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from PIL import Image
@@ -46,6 +47,20 @@ class ToolInputError(ValueError):
     def __init__(self, message: str, *, tool_name: str = "") -> None:
         super().__init__(message)
         self.tool_name = tool_name
+
+
+class ToolSettings(BaseModel):
+    """The settings tools read, handed over by the app (`agent.config.Settings.tool_settings()`)
+    so that tools never import the agent.
+
+    `variables` holds plain settings under their environment variable names
+    (`AGENT_ENABLE_WEATHER`, `WEATHER_BASE_URL`), the names plugin manifests refer to.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    plugin_dir: Path | None = None
+    variables: dict[str, str] = Field(default_factory=dict)
 
 
 class ImageStore(Protocol):
