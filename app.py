@@ -23,14 +23,41 @@ from typing import Any
 from urllib.parse import quote
 
 import gradio as gr
+from pydantic import SecretStr
 
-from agent.config import DEFAULT_HF_MODEL, DEFAULT_OPENAI_MODEL, HF_ROUTER_URL, Settings
+from agent.config import (
+    DEFAULT_OPENAI_MODEL,
+    HF_ROUTER_URL,
+    ModelChoice,
+    ModelNotConfigured,
+    Settings,
+    make_model,
+    server_key,
+)
 from agent.events import Notice, export_trace
 from agent.images import ImageStore
 from agent.intake import message_problem, prepare_images
 from agent.runner import Agent
 from agent.session import Session
 from agent.trace_view import LABELS, TurnView, user_message
+
+# What tests and benchmarks use of the page; some of it is defined elsewhere and named here.
+__all__ = [
+    "EXAMPLES",
+    "HF_ROUTER_URL",
+    "ModelNotConfigured",
+    "PageState",
+    "Prefs",
+    "Settings",
+    "build_demo",
+    "default_model",
+    "example_values",
+    "launch_options",
+    "main",
+    "server_key",
+    "sessions_root",
+    "warm_up",
+]
 
 log = logging.getLogger(__name__)
 
@@ -53,15 +80,21 @@ class Prefs:
     language: str = "en"
     style: str = "react"
 
+    def choice(self) -> ModelChoice:
+        return ModelChoice(
+            source=self.source,
+            base_url=self.base_url,
+            model=self.model,
+            api_key=SecretStr(self.api_key),
+        )
+
 
 def default_prefs(env: Settings) -> Prefs:
-    source = env.model_source()
-    base_url = env.openai_base_url or (HF_ROUTER_URL if source == "hf" else "")
-    model = env.model or {"openai": DEFAULT_OPENAI_MODEL, "hf": DEFAULT_HF_MODEL}.get(source, "")
+    choice = env.default_choice()
     return Prefs(
-        source="offline" if source == "offline" else "openai",
-        base_url=base_url,
-        model=model,
+        source=choice.source,
+        base_url=choice.base_url,
+        model=choice.model,
         temperature=env.temperature,
         max_steps=env.max_steps,
         image_detail=env.image_detail,
@@ -70,39 +103,8 @@ def default_prefs(env: Settings) -> Prefs:
     )
 
 
-class ModelNotConfigured(ValueError):
-    """The settings ask for a hosted model but give no way to reach one."""
-
-
-def server_key(env: Settings, base_url: str | None) -> str:
-    """The environment's key, only for the endpoint it was configured for, never another."""
-    if base_url and base_url.rstrip("/") == HF_ROUTER_URL and env.hf_token:
-        return env.hf_token.get_secret_value()
-    configured = (env.openai_base_url or "").rstrip("/") or None
-    if env.openai_api_key and (base_url or None) == configured:
-        return env.openai_api_key.get_secret_value()
-    return ""
-
-
 def default_model(prefs: Prefs, env: Settings):
-    from agent.models import OfflineModel, OpenAIChatModel
-
-    if prefs.source == "offline":
-        return OfflineModel()
-    base_url = prefs.base_url.strip().rstrip("/") or None
-    key = prefs.api_key.strip() or server_key(env, base_url)
-    if not key and not base_url:
-        raise ModelNotConfigured(
-            "The OpenAI-compatible model needs an API key or a base URL: add one in Settings, "
-            "or choose the offline model."
-        )
-    return OpenAIChatModel(
-        model=prefs.model.strip() or DEFAULT_OPENAI_MODEL,
-        base_url=base_url,
-        # No key is fine for local servers: the model sends the client a placeholder.
-        api_key=key or None,
-        timeout=env.model_timeout,
-    )
+    return make_model(env, prefs.choice())
 
 
 @dataclass
