@@ -2,44 +2,36 @@
 
 It holds no agent logic. Each browser session gets its own `PageState` (conversation, images,
 settings, turns); a turn runs `Agent.run` and turns its events into chat and trace updates
-through `agent.trace_view`. The API endpoint `/chat` takes `{"text": ..., "files": [...]}`.
+through `ui.trace_view`. The API endpoint `/chat` takes `{"text": ..., "files": [...]}`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
-import json
 import logging
 import os
-import shutil
-import tempfile
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import gradio as gr
-from pydantic import SecretStr
 
 from agent.config import (
     DEFAULT_OPENAI_MODEL,
     HF_ROUTER_URL,
-    ModelChoice,
     ModelNotConfigured,
     Settings,
-    make_model,
     server_key,
 )
-from agent.events import Notice, export_trace
-from agent.images import ImageStore
+from agent.events import Notice
 from agent.intake import message_problem, prepare_images
 from agent.runner import Agent
-from agent.session import Session
-from agent.trace_view import LABELS, TurnView, user_message
+from ui.labels import UI_TEXT, t
+from ui.page_state import PageState, Prefs, TurnRecord, default_model, default_prefs, sessions_root
+from ui.trace_view import TurnView, page_values
 
 # What tests and benchmarks use of the page; some of it is defined elsewhere and named here.
 __all__ = [
@@ -66,202 +58,13 @@ ASSETS = ROOT / "assets"
 EXAMPLES_DIR = ASSETS / "examples"
 
 
-@dataclass
-class Prefs:
-    """One browser session's settings. The API key never leaves the server once typed."""
-
-    source: str = "offline"
-    base_url: str = ""
-    model: str = ""
-    api_key: str = field(default="", repr=False)
-    temperature: float = 0.0
-    max_steps: int = 8
-    image_detail: str = "auto"
-    language: str = "en"
-    style: str = "react"
-
-    def choice(self) -> ModelChoice:
-        return ModelChoice(
-            source=self.source,
-            base_url=self.base_url,
-            model=self.model,
-            api_key=SecretStr(self.api_key),
-        )
-
-
-def default_prefs(env: Settings) -> Prefs:
-    choice = env.default_choice()
-    return Prefs(
-        source=choice.source,
-        base_url=choice.base_url,
-        model=choice.model,
-        temperature=env.temperature,
-        max_steps=env.max_steps,
-        image_detail=env.image_detail,
-        language=env.language,
-        style=env.prompt_style,
-    )
-
-
-def default_model(prefs: Prefs, env: Settings):
-    return make_model(env, prefs.choice())
-
-
-@dataclass
-class TurnRecord:
-    text: str
-    refs: list[Any]
-    view: TurnView
-    events: list[Any] = field(default_factory=list)
-    task_before: Any = None
-    history_len: int = 0
-
-
-class PageState:
-    """Everything one browser session owns. Made fresh per session; nothing is shared."""
-
-    def __init__(self, prefs: Prefs, env: Settings) -> None:
-        self.prefs = prefs
-        self.env = env
-        self.turns: list[TurnRecord] = []
-        self.trace_file: str | None = None
-        self._session: Session | None = None
-        self._dir: str | None = None
-        self._model: tuple[tuple, Any] | None = None
-
-    def model(self, make: Callable[[Prefs], Any]) -> Any:
-        """This session's hosted model, made again only when its settings change: building
-        an HTTP client per turn costs real time. The key stays with the session."""
-        p = self.prefs
-        key = (p.source, p.base_url, p.model, p.api_key)
-        if self._model is None or self._model[0] != key:
-            self._model = (key, make(p))
-        return self._model[1]
-
-    @property
-    def session(self) -> Session:
-        # Made on first use: a Session holds a lock, which gr.State could not copy.
-        if self._session is None:
-            store = ImageStore(
-                # Under the one folder the page may serve, so the trace can show tool images.
-                root=tempfile.mkdtemp(prefix="session-", dir=sessions_root()),
-                max_side=self.env.max_image_side,
-                max_bytes=int(self.env.max_upload_mb * 1024 * 1024),
-            )
-            self._session = Session(images=store)
-        return self._session
-
-    @property
-    def folder(self) -> Path:
-        if self._dir is None:
-            self._dir = tempfile.mkdtemp(prefix="agent-page-")
-        return Path(self._dir)
-
-    def reset(self) -> None:
-        self.close()
-        self.turns = []
-        self.trace_file = None
-
-    def close(self) -> None:
-        self._model = None
-        if self._session is not None:
-            shutil.rmtree(self._session.images.root, ignore_errors=True)
-            self._session = None
-        if self._dir is not None:
-            shutil.rmtree(self._dir, ignore_errors=True)
-            self._dir = None
-
-    def write_trace(self, record: TurnRecord) -> str:
-        run_id = next((e.run_id for e in record.events if e.type == "run_started"), "turn")
-        path = self.folder / f"trace-{len(self.turns)}-{run_id}.json"
-        path.write_bytes(export_trace(record.events))
-        self.trace_file = str(path)
-        return self.trace_file
-
-
-# The page's own words, English and Chinese, kept beside the other assets.
-UI_TEXT: dict[str, dict[str, str]] = json.loads((ASSETS / "ui_text.json").read_text("utf-8"))
 # The page follows the browser's language; zh-CN and zh-TW browsers both get Chinese.
 I18N = gr.I18n(**UI_TEXT, **{"zh-CN": UI_TEXT["zh"], "zh-TW": UI_TEXT["zh"]})
 
 
-def t(key: str, language: str) -> str:
-    return UI_TEXT.get(language, UI_TEXT["en"])[key]
-
-
-# -- what the page shows ------------------------------------------------------------------------
-
-
-def chat_messages(state: PageState) -> list[dict[str, Any]]:
-    messages: list[dict[str, Any]] = []
-    for record in state.turns:
-        messages.append(user_message(record.text, [ref.path for ref in record.refs]))
-        view = record.view
-        if view.answer:
-            messages.append({"role": "assistant", "content": view.answer})
-        elif not view.done:
-            working = LABELS[state.prefs.language]["thinking"]
-            messages.append(
-                {
-                    "role": "assistant",
-                    "content": "",
-                    "metadata": {"title": working, "status": "pending"},
-                }
-            )
-    return messages
-
-
-def trace_messages(state: PageState) -> list[dict[str, Any]]:
-    """Every recent turn's steps; finished turns fold, except the latest, which stays open.
-    The page sends the whole trace on every update, so older turns leave it (not the chat)."""
-    messages = [m for record in state.turns[-TRACE_TURNS:] for m in record.view.messages]
-    latest = state.turns[-1].view.turn_id if state.turns else None
-    for index, message in enumerate(messages):
-        meta, content = message["metadata"], message["content"]
-        if meta.get("id") == latest and meta.get("status") == "done":
-            # No status: Gradio shows the group open, without a spinner.
-            meta = {k: v for k, v in meta.items() if k != "status"}
-            message = {**message, "metadata": meta}
-        if isinstance(content, list):
-            # A folded step shows images only as Markdown, so tool images become links to
-            # the session's own copies.
-            message = {**message, "content": _markdown_with_images(content)}
-        messages[index] = message
-    return messages
-
-
-def _markdown_with_images(content: list[Any]) -> str:
-    parts = []
-    for part in content:
-        if isinstance(part, dict) and part.get("path"):
-            path = Path(part["path"])
-            parts.append(f"![{path.stem}](/gradio_api/file={quote(str(path))})")
-        else:
-            parts.append(str(part))
-    return "\n\n".join(parts)
-
-
-def status_text(state: PageState) -> str:
-    if not state.turns:
-        return ""
-    view = state.turns[-1].view
-    if view.stats_line:
-        return view.stats_line
-    if view.model:
-        return f"{t('working', state.prefs.language)} · {view.model}"
-    return t("working", state.prefs.language)
-
-
 STREAM_INTERVAL = 0.05
-TRACE_TURNS = 20
 TURNS_AT_ONCE = 64
 _DELTAS = {"model_delta", "answer_delta", "tool_progress"}
-
-
-def page_update(state: PageState) -> tuple:
-    """What a turn streams: only values, never component updates, because each component
-    update makes Gradio rebuild that component's config on the event loop."""
-    return chat_messages(state), trace_messages(state), state, status_text(state)
 
 
 def download_update(state: PageState | None) -> Any:
@@ -333,14 +136,14 @@ def build_demo(
             record.view.apply(notice)
         state.turns.append(record)
         del state.turns[: -env.max_history_turns]
-        yield page_update(state)
+        yield page_values(state)
         try:
             # Injected factories (tests) give a fresh model per turn; ours is kept per session.
             model = state.model(make_model) if model_factory is None else make_model(prefs)
         except ModelNotConfigured as exc:
             gr.Warning(str(exc))
             state.turns.pop()
-            yield page_update(state)
+            yield page_values(state)
             return
         agent = Agent(
             model,
@@ -366,7 +169,7 @@ def build_demo(
                 if record.view.done:
                     state.write_trace(record)
                 shown = now
-                yield page_update(state)
+                yield page_values(state)
 
     async def chat(message: dict | None, state: PageState | None) -> AsyncIterator[tuple]:
         state = state or new_state()
@@ -386,7 +189,7 @@ def build_demo(
     async def retry(state: PageState | None) -> AsyncIterator[tuple]:
         state = state or new_state()
         if not state.turns:
-            yield page_update(state)
+            yield page_values(state)
             return
         last = state.turns.pop()
         session = state.session
@@ -403,12 +206,12 @@ def build_demo(
             # The cancelled turn left no history; its task starts over from before it.
             state.session.task = record.task_before
             state.write_trace(record)
-        return (*page_update(state), download_update(state))
+        return (*page_values(state), download_update(state))
 
     def clear(state: PageState | None) -> tuple:
         state = state or new_state()
         state.reset()
-        return (*page_update(state), None, download_update(state))
+        return (*page_values(state), None, download_update(state))
 
     def set_pref(name: str):
         def handler(value: Any, state: PageState | None) -> tuple:
@@ -651,13 +454,6 @@ THEME = gr.themes.Soft(
     font=_FONTS,
     font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "Consolas", "monospace"],
 )
-
-
-@functools.cache
-def sessions_root() -> Path:
-    """One folder for every session's prepared images, each session in its own folder with a
-    random name; the page serves this folder and assets/, nothing else of the disk."""
-    return Path(tempfile.mkdtemp(prefix="agent-sessions-"))
 
 
 def launch_options(env: Settings | None = None) -> dict[str, Any]:
