@@ -7,7 +7,14 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from agent.config import HF_ROUTER_URL, Settings, make_model
+from agent.config import (
+    HF_ROUTER_URL,
+    ModelChoice,
+    ModelNotConfigured,
+    Settings,
+    make_model,
+    server_key,
+)
 
 VARS = [
     "OPENAI_API_KEY",
@@ -119,3 +126,43 @@ def test_the_server_listens_and_logs_where_the_settings_say(monkeypatch):
     app.main()
     assert (launched["server_name"], launched["server_port"]) == ("0.0.0.0", 7999)
     assert logged["level"] == "WARNING"
+
+
+def test_the_default_choice_follows_the_environment_and_carries_no_key(monkeypatch):
+    assert Settings().default_choice() == ModelChoice(source="offline")
+    monkeypatch.setenv("HF_TOKEN", "hf_abc")
+    choice = Settings().default_choice()
+    assert (choice.source, choice.base_url) == ("openai", HF_ROUTER_URL)
+    assert choice.api_key.get_secret_value() == ""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-abc")
+    monkeypatch.setenv("AGENT_MODEL", "gpt-4.1-mini")
+    choice = Settings().default_choice()
+    assert (choice.base_url, choice.model) == ("", "gpt-4.1-mini")
+
+
+def test_a_chosen_model_keeps_its_typed_key_out_of_sight():
+    choice = ModelChoice(source="openai", model="m", api_key="sk-typed")
+    assert "sk-typed" not in repr(choice) and "sk-typed" not in str(choice)
+    model = make_model(Settings(), choice)
+    assert model.name == "m" and model.base_url is None
+    assert "sk-typed" not in repr(model)
+
+
+def test_a_hosted_choice_with_neither_key_nor_url_is_refused_in_a_sentence():
+    with pytest.raises(ModelNotConfigured, match="API key or a base URL"):
+        make_model(Settings(), ModelChoice(source="openai"))
+    local = make_model(Settings(), ModelChoice(source="openai", base_url="http://h:1/v1/"))
+    assert local.base_url == "http://h:1/v1"
+
+
+def test_the_server_key_goes_only_to_the_endpoint_it_was_set_for(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-server")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://local:8000/v1/")
+    monkeypatch.setenv("HF_TOKEN", "hf-server")
+    settings = Settings()
+    assert server_key(settings, "http://local:8000/v1") == "sk-server"
+    assert server_key(settings, None) == ""
+    assert server_key(settings, "http://attacker.example/v1") == ""
+    assert server_key(settings, HF_ROUTER_URL + "/") == "hf-server"
+    moved = ModelChoice(source="openai", base_url="http://attacker.example/v1")
+    assert make_model(settings, moved)._api_key.get_secret_value() == ""
