@@ -77,7 +77,7 @@ class PageHandlers:
             raise gr.Error(problem, print_exception=False)
         # Uploads the agent can use (prepared off the event loop), and one sentence for each
         # it cannot; uploads keep their file name for that.
-        good, refused = await prepare_images(state.session.images, files, self.env.max_image_side)
+        good, refused = await prepare_images(state.session.images, files)
         for sentence in refused:
             gr.Warning(sentence)
         if not text.strip() and not good:
