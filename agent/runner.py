@@ -63,6 +63,8 @@ log = logging.getLogger(__name__)
 
 MAX_PARSE_RETRIES = 2
 _DONE = object()
+# Seconds an event may wait for a consumer before the turn counts as abandoned.
+CONSUMER_GONE = 5.0
 
 
 class Agent:
@@ -128,24 +130,54 @@ class _Turn(TurnState):
 
     async def run(self, images: Sequence[str | Path | bytes | ImageRef]) -> AsyncIterator[Event]:
         body = asyncio.ensure_future(self._body(images))
+        watchdog = asyncio.ensure_future(self._watch_consumer(body))
         try:
-            while (event := await self.queue.get()) is not _DONE:
+            while True:
+                self.waiting_since = None
+                event = await self.queue.get()
+                if event is _DONE:
+                    break
+                self.waiting_since = time.monotonic()
                 yield event
         finally:
+            watchdog.cancel()
             if not body.done():
                 body.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await body
 
+    async def _watch_consumer(self, body: asyncio.Future[None]) -> None:
+        """Cancel the turn when nobody takes its events any more (a closed tab, a client that
+        left): a server that stops reading a job's events does not always close its iterator."""
+        while not body.done():
+            await asyncio.sleep(min(1.0, CONSUMER_GONE / 2))
+            since = self.waiting_since
+            if since is not None and time.monotonic() - since > CONSUMER_GONE:
+                log.info("turn cancelled: nobody has taken its events for %gs", CONSUMER_GONE)
+                body.cancel()
+                return
+
     async def _body(self, images: Sequence[str | Path | bytes | ImageRef]) -> None:
         try:
             final = await self._intake(images)
             if final is None:
-                final = await self._loop()
+                final = await self._bounded_loop()
                 self._remember(final)
             self._finish(final)
         finally:
             self.emit(_DONE)
+
+    async def _bounded_loop(self) -> Terminal:
+        limit = self.agent.settings.turn_timeout
+        try:
+            async with asyncio.timeout(limit):
+                return await self._loop()
+        except TimeoutError:
+            return ErrorEvent(
+                kind="deadline",
+                message=f"This turn took longer than {limit:g} seconds, so it was stopped. Try a "
+                "simpler request, or raise the turn time limit in the settings.",
+            )
 
     async def _intake(self, images: Sequence[str | Path | bytes | ImageRef]) -> Terminal | None:
         agent = self.agent

@@ -48,6 +48,8 @@ class TurnState:
         self.started = time.monotonic()
         self.queue: asyncio.Queue[Any] = asyncio.Queue()
         self.emit = self.queue.put_nowait
+        # When the consumer last got an event and has not asked for the next (None: it asked).
+        self.waiting_since: float | None = None
 
     def request(self, messages: list[dict[str, Any]] | None = None, purpose: str = "step") -> Any:
         agent = self.agent

@@ -155,3 +155,57 @@ async def test_quick_work_does_not_wait_for_the_default_executor():
     finally:
         release.set()
         await asyncio.gather(*blockers)
+
+
+class EndlessModel:
+    """Streams a Thought forever, slowly; records when its stream is closed."""
+
+    offline = False
+    name = "endless"
+
+    def __init__(self) -> None:
+        self.closed_at: float | None = None
+
+    async def stream(self, request):
+        try:
+            yield "Thought: "
+            while True:
+                await asyncio.sleep(0.02)
+                yield "more "
+        finally:
+            self.closed_at = time.monotonic()
+
+
+async def test_a_turn_past_its_time_limit_ends_with_a_sentence():
+    model = EndlessModel()
+    agent = agent_with(model, [], AGENT_TURN_TIMEOUT=0.5)
+    started = time.monotonic()
+    events = await collect(agent, "think forever")
+    assert time.monotonic() - started < 2.5
+    assert events[-1].type == "error" and events[-1].kind == "deadline"
+    assert "0.5 seconds" in events[-1].message
+    assert model.closed_at is not None  # the model's stream was closed
+
+
+async def test_a_turn_nobody_reads_any_more_is_cancelled(monkeypatch):
+    from agent import runner
+
+    monkeypatch.setattr(runner, "CONSUMER_GONE", 0.3)
+    model = EndlessModel()
+    events = Agent(model, []).run("think forever")
+    await anext(events)  # the consumer takes one event, then walks away without closing
+    left = time.monotonic()
+    for _ in range(100):
+        if model.closed_at is not None:
+            break
+        await asyncio.sleep(0.05)
+    assert model.closed_at is not None and model.closed_at - left < 2.0
+
+
+async def test_closing_the_iterator_closes_the_model_stream():
+    model = EndlessModel()
+    events = Agent(model, []).run("think forever")
+    await anext(events)
+    await anext(events)
+    await events.aclose()
+    assert model.closed_at is not None
