@@ -84,7 +84,7 @@ async def use_tool(
     turn: TurnState, tool: Tool, given: dict[str, Any], step: Step, step_no: int, question: str
 ) -> Terminal | None:
     """Merge what is known, then tell the model, ask the user, or call the tool."""
-    task = task_for(turn, tool)
+    task = task_for(turn, tool, given)
     thought_params = (step.thought_data or {}).get("known_params")
     fields = tool.Args.model_fields
     task.known = dialogue.merge(task.known, thought_params, given, fields=fields)
@@ -164,6 +164,7 @@ async def call_once(
     turn.record(replay, result.text, image_ids, ok=result.ok, tool=tool.name)
     if not result.ok:
         return None  # the failure is the Observation: the model may fix its call
+    turn.completed[tool.name] = arguments
     turn.emit(TaskStateEvent(tool=tool.name, known=arguments, status="done"))
     turn.session.task = None
     if turn.agent.style.final_answer_call:
@@ -250,10 +251,17 @@ async def resume_task(turn: TurnState) -> None:
     turn.emit(TaskStateEvent(tool=tool.name, known=task.known, missing=task.missing))
 
 
-def task_for(turn: TurnState, tool: Tool) -> PendingTask:
+def task_for(turn: TurnState, tool: Tool, given: dict[str, Any]) -> PendingTask:
+    """The pending task of this tool, else a new one. A call that agrees with a task this turn
+    already finished is that task again: a model repeating its call without a value the user
+    gave gets the value back (and then the earlier result), not a question for it."""
     task = turn.session.task
     if task and task.tool == tool.name:
         return task
+    done = turn.completed.get(tool.name)
+    fields = tool.Args.model_fields
+    if done is not None and dialogue.agrees(dialogue.merge(given, fields=fields), done):
+        return PendingTask(tool=tool.name, request=turn.text, known=dict(done))
     return PendingTask(tool=tool.name, request=turn.text)
 
 

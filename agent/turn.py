@@ -45,6 +45,8 @@ class TurnState:
         self.parse_retries = 0
         self.repeats = 0
         self.seen_actions: dict[str, str] = {}
+        # Arguments of each tool's task finished this turn.
+        self.completed: dict[str, dict[str, Any]] = {}
         self.started = time.monotonic()
         self.queue: asyncio.Queue[Any] = asyncio.Queue()
         self.emit = self.queue.put_nowait
