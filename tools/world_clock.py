@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo, available_timezones
 from pydantic import Field
 
 from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult
+from tools.phrases import normalise, reply_value
 
 
 def now() -> datetime:
@@ -222,6 +223,7 @@ class WorldClock(Tool):
         self._clock = clock
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
+        text = normalise(text)
         for name in _CHINESE_NAMES:
             if name in text:
                 return {"place": name}
@@ -234,7 +236,8 @@ class WorldClock(Tool):
         for match in _IN_PLACE.finditer(text):
             if match.group(1).lower() in _zones_by_city():
                 return {"place": match.group(1)}
-        bare = text.strip().strip("?.!。？！").strip()
+        # A reply such as "in reykjavik please" or "I meant Lima": the place inside the phrase.
+        bare = reply_value(text).value
         if bare and len(bare) <= 40:
             try:
                 resolve_place(bare)
