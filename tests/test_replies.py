@@ -175,13 +175,22 @@ async def dialogue(tools, *turns, language="en"):
     session = Session()
     events = []
     for text in turns:
-        events = await collect(Agent(OfflineModel(), tools, language=language), text, session=session)
+        agent = Agent(OfflineModel(), tools, language=language)
+        events = await collect(agent, text, session=session)
     return events
 
 
 @pytest.mark.parametrize(
     "reply",
-    ["km", "kilometers", "to kilometers", "in kilometres", "into km please", "TO KM!", "make it km"],
+    [
+        "km",
+        "kilometers",
+        "to kilometers",
+        "in kilometres",
+        "into km please",
+        "TO KM!",
+        "make it km",
+    ],
 )
 async def test_convert_finishes_from_a_phrase(tools, reply):
     events = await dialogue(tools, "convert 5 miles", reply)

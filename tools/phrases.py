@@ -30,7 +30,8 @@ _ENGLISH_NEUTRAL = (
     r"(?:use|using|with|in|at|for|per|the one in|the|it'?s|it is|that'?s|that is|they are)"
 )
 _CHINESE_NEUTRAL = (
-    r"请|麻烦|帮我|给我|那就|就是|就用|就|还是|我要|我想要|我想|要|用|按照|按|以|是|在|嗯|好的|好|那"
+    r"请|麻烦|帮我|给我|那就|就是|就用|就|还是|我要|我想要|我想|要|用|按照|按|以|是|在|"
+    r"嗯|好的|好|那"
 )
 _ENGLISH_TAIL = (
     r"please|pls|thanks|thank you|thx|instead|then|now|only|for me|if you can|if possible|"
@@ -58,10 +59,7 @@ def reply_value(text: str) -> Reply:
     direction: Direction = ""
     for _ in range(6):
         before = value
-        for pattern, way in ((_LEAD_FROM, "from"), (_LEAD_TO, "to"), (_LEAD_NEUTRAL, "")):
-            lead = pattern.match(value)
-            if lead:
-                break
+        way, lead = next(((way, m) for way, p in _LEADS if (m := p.match(value))), ("", None))
         if lead and lead.end() < len(value):
             value = value[lead.end() :].strip(_EDGES)
             direction = way or direction
@@ -74,7 +72,7 @@ def reply_value(text: str) -> Reply:
 
 
 def split_pair(value: str) -> tuple[str, str] | None:
-    """"miles to km", "convert from miles to km", "把英里换成公里": the two ends, else None."""
+    """ "miles to km", "convert from miles to km", "把英里换成公里": the two ends, else None."""
     match = _PAIR.match(value)
     return (match.group(1), match.group(2)) if match else None
 
@@ -101,6 +99,11 @@ _LEAD_FROM = re.compile(r"(?:(?:convert(?:ing)? )?from\b|从)\s*", re.IGNORECASE
 _LEAD_TO = re.compile(rf"(?:(?:{_ENGLISH_TO})\b|(?:{_CHINESE_TO}))\s*", re.IGNORECASE)
 _LEAD_NEUTRAL = re.compile(
     rf"(?:(?:{_ENGLISH_NEUTRAL})\b|(?:{_CHINESE_NEUTRAL}))[\s,，]*", re.IGNORECASE
+)
+_LEADS: tuple[tuple[Direction, re.Pattern[str]], ...] = (
+    ("from", _LEAD_FROM),
+    ("to", _LEAD_TO),
+    ("", _LEAD_NEUTRAL),
 )
 _TAIL = re.compile(
     rf"[\s,，]*(?:\b(?:{_ENGLISH_TAIL})|(?:{_CHINESE_TAIL}))[\s{re.escape(_EDGES)}]*$",
