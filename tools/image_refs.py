@@ -166,22 +166,27 @@ def resolve_image(text: str, image_ids: Sequence[str]) -> ImageChoice:
         return choice
     content = content_of(lowered)
     # "this photo" points back; "the photo" picks the one that is a photograph.
+    likely = _likely(ids)
     if content and (content != "photo" or not _POINTER.search(lowered)):
+        # What it shows may be in an image sent earlier; those come after the new ones.
+        likely = list(dict.fromkeys([*likely, *reversed(uploads)]))
         return choice.model_copy(
-            update={"image_id": ids[-1], "way": "content", "content": content,
-                    "candidates": _likely(ids)}
+            update={"image_id": likely[0], "way": "content", "content": content,
+                    "candidates": likely}
         )  # fmt: skip
     if _POINTER.search(lowered) and ids.focus:
         return choice.model_copy(
             update={"image_id": ids.focus, "way": "pointer", "candidates": [ids.focus]}
         )
-    return choice.model_copy(update={"image_id": ids[-1], "candidates": _likely(ids)})
+    return choice.model_copy(update={"image_id": likely[0], "candidates": likely})
 
 
 def _likely(ids: ImageIds) -> list[str]:
-    """The newest image first, then this turn's uploads (or else all uploads), newest first."""
-    pool = ids.turn_uploads or ids.uploads
-    return list(dict.fromkeys([ids[-1], *reversed(pool)]))
+    """What the person just sent, newest first; without a new upload, the newest image (which
+    may be a tool's result they just saw) and then their uploads, newest first."""
+    if ids.turn_uploads:
+        return list(dict.fromkeys(reversed(ids.turn_uploads)))
+    return list(dict.fromkeys([ids[-1], *reversed(ids.uploads)]))
 
 
 def without_references(text: str) -> str:

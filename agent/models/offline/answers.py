@@ -145,6 +145,7 @@ def which(
     content_found: bool | None = None,
     looked: list[str] | None = None,
     several: bool = False,
+    sent: bool = False,
 ) -> str:
     """A note saying which image was used and why, or "" when there was nothing to choose."""
     words = words_for(language)
@@ -161,7 +162,7 @@ def which(
         others = listing(looked or [], language, "or")
         return words["used_guess"].format(images=others, content=content, image=image)
     if choice.way == "newest" and several and image == choice.image_id:
-        return words["used_newest"].format(image=image)
+        return words["used_sent" if sent else "used_newest"].format(image=image)
     return ""
 
 
@@ -194,6 +195,8 @@ def help_answer(
     words = words_for(language)
     read = text_lines(text or "")
     found = codes(code or "")
+    if read and found and all(line.endswith("(?)") for line in read[0]):
+        read = None  # the OCR's guesses at a code's squares are not text
     parts = []
     if read:
         parts.append(words["help_text"].format(image=image, lines="\n".join(read[0])))
@@ -207,7 +210,9 @@ def help_answer(
         parts.append(words[key].format(image=image, kind=code_kind(kind, language), text=content))
     if not parts:
         tried = list(dict.fromkeys([*empty, image]))
-        return words["help_nothing"].format(images=listing(tried, language, "or"))
+        # Without a scan, all that can be said is that there was no text.
+        key = "help_nothing" if code is not None else "help_no_text"
+        return words[key].format(images=listing(tried, language, "or"))
     if empty and read:
         parts.append(words["none_before"].format(images=listing(empty, language)))
     return "\n\n".join(parts)

@@ -81,18 +81,19 @@ def read(request: ModelRequest) -> Seen:
     previous = ""
     for n in user_turns[:-1]:
         text = text_of(messages[n])
-        turn = [i for i in _noted_ids(text) if i in ids and i not in uploads]
-        uploads.extend(turn)
+        # An image sent again keeps its first id; it is still what that turn was about.
+        turn = [i for i in _noted_ids(text) if i in ids]
+        uploads.extend(i for i in turn if i not in uploads)
         words = _NOTES_AT_END.sub("", text)
         reply = next(
             (text_of(m) for m in messages[n + 1 : n + 2] if m.get("role") == "assistant"), ""
         )
         focus = _focus_after(words, reply, turn, ImageIds(ids, uploads=uploads, focus=focus))
         previous = words
-    turn_uploads = [
-        i for i in _noted_ids(text_of(messages[current])) if i in ids and i not in uploads
-    ] if user_turns else []  # fmt: skip
-    uploads.extend(turn_uploads)
+    turn_uploads = (
+        [i for i in _noted_ids(text_of(messages[current])) if i in ids] if user_turns else []
+    )
+    uploads.extend(i for i in turn_uploads if i not in uploads)
     if not user_turns or not any(_NOTE.search(text_of(m)) for m in messages):
         # A request built by hand, without notes: every image counts as an upload.
         uploads = list(ids)

@@ -190,6 +190,7 @@ def _notes(job: Job, found: Found, looked: Found | None, result: str) -> list[st
             content_found=content_found,
             looked=[i for i in [*decided.empty, *decided.others] if i != found.image],
             several=len(job.ids) > 1,
+            sent=found.image in job.ids.turn_uploads,
         )
     ]
     if found.empty:

@@ -41,6 +41,7 @@ TEXT: dict[str, dict[str, str]] = {
         "used_content": "({image} looks like the {content}.)",
         "used_guess": "(None of {images} looked like the {content}, so I used {image}.)",
         "used_newest": "(I used {image}, the newest image.)",
+        "used_sent": "(I used {image}, the last image you sent.)",
         "none_before": "(There was nothing in {images}.)",
         # Results.
         "code_one": "The {kind} in {image} says: {text}",
@@ -67,6 +68,9 @@ TEXT: dict[str, dict[str, str]] = {
         "help_nothing": "I can't understand pictures by myself, and I found no text or code in "
         "{images}. I can zoom into part of an image, list its colours or show the photo's "
         "details; to ask about what a picture shows, connect a real model in Settings.",
+        "help_no_text": "I can't understand pictures by myself, and I found no text in {images}. "
+        "If there is small print, ask me to zoom into it; to ask about what a picture shows, "
+        "connect a real model in Settings.",
         "and": " and ",
         "or": " or ",
     },
@@ -104,6 +108,7 @@ TEXT: dict[str, dict[str, str]] = {
         "used_content": "（{image} 看起来是{content}。）",
         "used_guess": "（{images} 都不像{content}，所以我用了 {image}。）",
         "used_newest": "（我用的是最新的图片 {image}。）",
+        "used_sent": "（我用的是您刚发的图片 {image}。）",
         "none_before": "（{images} 中没有找到。）",
         "code_one": "{image} 中的{kind}内容是：{text}",
         "code_many": "{image} 中有 {n} 个码：\n{lines}",
@@ -124,6 +129,8 @@ TEXT: dict[str, dict[str, str]] = {
         "是：{text}",
         "help_nothing": "我自己看不懂图片，在 {images} 中也没有找到文字或二维码。我可以放大图片局"
         "部、列出颜色或显示照片信息；如需理解图片内容，请在设置中连接真实模型。",
+        "help_no_text": "我自己看不懂图片，在 {images} 中也没有找到文字。如果有小字，可以让我先放大；"
+        "如需理解图片内容，请在设置中连接真实模型。",
         "and": "和",
         "or": "或",
     },
