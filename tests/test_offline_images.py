@@ -180,7 +180,11 @@ async def test_text_not_in_the_newest_image_is_read_in_another(tools, blank):
         ("what does the fifth image say?", "en", ["uploaded 2 images", "no fifth one"]),
         ("Read the 10th picture!", "en", ["uploaded 2 images", "no tenth one"]),
         ("rotate the third image", "en", ["uploaded 2 images", "no third one"]),
+        ("read the 0th image", "en", ["uploaded 2 images", "no 0th one"]),
+        ("show me image 1000", "en", ["uploaded 2 images", "no 1000th one"]),
         ("第五张图写了什么？", "zh", ["上传了 2 张图片", "没有第 5 张"]),
+        ("倒数第三张是什么", "zh", ["上传了 2 张图片", "没有倒数第 3 张"]),
+        ("img_0 的颜色", "zh", ["没有 img_0", "img_1 和 img_2"]),
         ("zoom into img_9", "en", ["There is no img_9", "img_1 and img_2"]),
     ],
 )

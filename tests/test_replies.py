@@ -171,11 +171,11 @@ def tools():
     return default_tools()
 
 
-async def dialogue(tools, *turns, language="en"):
+async def dialogue(tools, *turns, language="en", style="react"):
     session = Session()
     events = []
     for text in turns:
-        agent = Agent(OfflineModel(), tools, language=language)
+        agent = Agent(OfflineModel(), tools, language=language, style=style)
         events = await collect(agent, text, session=session)
     return events
 
@@ -192,8 +192,9 @@ async def dialogue(tools, *turns, language="en"):
         "make it km",
     ],
 )
-async def test_convert_finishes_from_a_phrase(tools, reply):
-    events = await dialogue(tools, "convert 5 miles", reply)
+@pytest.mark.parametrize("style", ["react", "plugin-task"])
+async def test_convert_finishes_from_a_phrase(tools, reply, style):
+    events = await dialogue(tools, "convert 5 miles", reply, style=style)
     assert events[-1].type == "answer" and "8.04672 km" in events[-1].text
 
 
@@ -219,8 +220,9 @@ async def test_each_unit_answered_in_its_own_phrase(tools):
 
 
 @pytest.mark.parametrize("reply", ["in Tokyo please", "for Tokyo", "tokyo time then", "ＴＯＫＹＯ"])
-async def test_time_finishes_from_a_phrase(tools, reply):
-    events = await dialogue(tools, "what time is it?", reply)
+@pytest.mark.parametrize("style", ["react", "plugin-task"])
+async def test_time_finishes_from_a_phrase(tools, reply, style):
+    events = await dialogue(tools, "what time is it?", reply, style=style)
     assert events[-1].type == "answer" and "Asia/Tokyo" in events[-1].text
 
 

@@ -66,16 +66,16 @@ _ORDINALS = {
 }  # fmt: skip
 _CHINESE_NUMBERS = dict(zip("一二三四五六七八九十", range(1, 11), strict=True)) | {"两": 2}
 _NOUN = r"(?:image|picture|pic|photo(?:graph)?|screenshot|upload|attachment|img|one)s?\b"
-_CN_NUMBER = r"(\d{1,3}|[一二两三四五六七八九十])"
+_CN_NUMBER = r"(\d{1,6}|[一二两三四五六七八九十])"
 _CN_NOUN = r"(?:图片|图像|照片|相片|截图|图)"
 
 _ID = re.compile(r"\bimg[\s_#-]?(\d{1,6})\b")
 _NUMBERED = re.compile(
     r"\b(?:image|picture|pic|photo(?:graph)?|screenshot|upload|attachment)\s*"
-    rf"(?:#|no\.?\s*|number\s*)?(\d{{1,3}}|{'|'.join(_WORD_NUMBERS)})\b"
+    rf"(?:#|no\.?\s*|number\s*)?(\d{{1,6}}|{'|'.join(_WORD_NUMBERS)})\b"
 )
 _ORDINAL = re.compile(
-    rf"\b({'|'.join(sorted(_ORDINALS, key=len, reverse=True))}|\d{{1,3}}(?:st|nd|rd|th))\s+"
+    rf"\b({'|'.join(sorted(_ORDINALS, key=len, reverse=True))}|\d{{1,6}}(?:st|nd|rd|th))\s+"
     rf"(?:(?:uploaded|attached|sent|shared)\s+)?{_NOUN}"
 )
 _CN_FROM_END = re.compile(rf"倒数第\s*{_CN_NUMBER}\s*(?:张|幅|个)")

@@ -131,8 +131,8 @@ TEXT: dict[str, dict[str, str]] = {
         "部、列出颜色或显示照片信息；如需理解图片内容，请在设置中连接真实模型。",
         "help_no_text": "我自己看不懂图片，在 {images} 中也没有找到文字。如果有小字，可以让我先放大；"
         "如需理解图片内容，请在设置中连接真实模型。",
-        "and": "和",
-        "or": "或",
+        "and": " 和 ",
+        "or": " 或 ",
     },
 }
 
@@ -171,7 +171,7 @@ def position_words(number: int, language: str) -> str:
     count = abs(number)
     if zh:
         spelled = f"第 {count} 张"
-    elif count <= len(_ORDINALS):
+    elif 1 <= count <= len(_ORDINALS):
         spelled = _ORDINALS[count - 1]
     else:
         suffix = (
