@@ -217,3 +217,14 @@ async def test_plugin_task_style_names_the_image_too(tools, qr):
     chat = Chat(tools, style="plugin-task")
     answer = await chat.say("scan the QR code", qr)
     assert answer.text == f"The QR code in img_1 says: {URL}"
+
+
+async def test_a_name_that_fits_no_image_does_not_change_the_one_talked_about(tools):
+    chat = Chat(tools)
+    await chat.say("what colours are in these?", SIGN, LABEL)
+    await chat.say("zoom into the first image")
+    await chat.say("read the fifth image")
+    await chat.say("zoom into img_9")
+    answer = await chat.say("rotate that image")
+    assert chat.calls() == [("image_edit", "img_1")]
+    assert "the image we were talking about" in answer.text

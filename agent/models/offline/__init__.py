@@ -124,7 +124,7 @@ def _decide(request: ModelRequest, seen: conversation.Seen, words: dict[str, str
             return _no_such_image(choice, ids, request.language)
         return tool_plan(job)
     if not ids and rank_tools(question, request.tools, True):
-        return f"Thought: {words['which_thought']}\nAnswer: {words['attach']}"
+        return f"Thought: {words['attach_thought']}\nAnswer: {words['attach']}"
     about_image = (
         seen.turn_uploads
         or _ABOUT_IMAGE.search(question)

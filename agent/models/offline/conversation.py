@@ -88,7 +88,8 @@ def read(request: ModelRequest) -> Seen:
         reply = next(
             (text_of(m) for m in messages[n + 1 : n + 2] if m.get("role") == "assistant"), ""
         )
-        focus = _focus_after(words, reply, turn, ImageIds(ids, uploads=uploads, focus=focus))
+        then = ImageIds(ids, uploads=uploads, turn_uploads=turn, focus=turn[-1] if turn else focus)
+        focus = _focus_after(words, reply, then)
         previous = words
     turn_uploads = (
         [i for i in _noted_ids(text_of(messages[current])) if i in ids] if user_turns else []
@@ -112,16 +113,15 @@ def read(request: ModelRequest) -> Seen:
     )
 
 
-def _focus_after(words: str, reply: str, uploaded: list[str], ids: ImageIds) -> str | None:
-    """The image a finished turn was about: the one its reply names first, else the one the
-    person pointed at, else what they uploaded with it; otherwise it stays as it was."""
-    named = next((i for i in _ID.findall(reply) if i in ids), None)
-    if named:
-        return named
+def _focus_after(words: str, reply: str, ids: ImageIds) -> str | None:
+    """The image a finished turn was about: the one the person named (a name that fits no image
+    changes nothing), else the one the reply names first (it says which one it used), else what
+    they sent with it."""
     choice = resolve_image(words, ids)
-    if choice.way in ("id", "position", "pointer") and choice.image_id:
-        return choice.image_id
-    return uploaded[-1] if uploaded else ids.focus
+    if choice.way in ("id", "position", "pointer"):
+        return choice.image_id or ids.focus
+    named = next((i for i in _ID.findall(reply) if i in ids), None)
+    return named or ids.focus
 
 
 def _done(steps: list[str], request: ModelRequest) -> list[Done]:

@@ -26,8 +26,9 @@ TEXT: dict[str, dict[str, str]] = {
         "look": "The user means the {content}; I check whether {image} shows one.",
         "retry": "There was nothing in {previous}; {image} may be the one the user meant.",
         "which_thought": "The user named an image that is not in this conversation.",
+        "attach_thought": "The request needs an image, and there is none yet.",
         "no_such_position": "You have uploaded {count} in this conversation, so there is no "
-        "{position} one. Which one do you mean? Say, for example, “the first image” or img_1.",
+        "{position} one. Which one do you mean? For example, say “the first image”.",
         "no_uploads": "You have not uploaded an image in this conversation yet; attach one and "
         "ask again.",
         "no_such_id": "There is no {image} in this conversation; the images here are {images}.",
@@ -95,8 +96,9 @@ TEXT: dict[str, dict[str, str]] = {
         "look": "用户指的是{content}；先看看 {image} 是不是。",
         "retry": "{previous} 中没有找到；用户指的可能是 {image}。",
         "which_thought": "用户说的图片不在这次对话中。",
+        "attach_thought": "这个请求需要图片，但还没有图片。",
         "no_such_position": "这次对话中您上传了 {count}，没有{position}。您指的是哪一张？例如可以说"
-        "“第一张”或 img_1。",
+        "“第一张”。",
         "no_uploads": "这次对话中您还没有上传图片；请先上传一张再问。",
         "no_such_id": "这次对话中没有 {image}；现有的图片是 {images}。",
         "attach": "请先上传图片：这次对话里还没有图片。",
