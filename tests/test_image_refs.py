@@ -269,3 +269,18 @@ def test_colours_count_is_not_the_image_number():
         "count": 3,
     }
     assert "count" not in Colors().extract("colours of the 2nd image", IDS, {})
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("top 3 colours please", 3),
+        ("the 3 main colours, please", 3),
+        ("TOP 4 COLORS!", 4),
+        ("前3种颜色", 3),
+        ("给我5种颜色吧", 5),
+        ("列出图1的三种主色", 3),
+    ],
+)
+def test_colours_count_in_a_phrase(text, count):
+    assert Colors().extract(text, ["img_1", "img_2"], {})["count"] == count
