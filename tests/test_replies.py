@@ -229,3 +229,26 @@ async def test_time_finishes_from_a_phrase(tools, reply, style):
 async def test_chinese_time_finishes_from_a_phrase(tools):
     events = await dialogue(tools, "现在几点了？", "东京的", language="zh")
     assert events[-1].type == "answer" and "Asia/Tokyo" in events[-1].text
+
+
+@pytest.mark.parametrize(
+    ("first", "question", "language"),
+    [
+        ("what time is it?", "Who will win the next World Cup?", "en"),
+        ("convert 5 miles", "what is the capital of France?", "en"),
+        ("现在几点了？", "谁会赢得下一届世界杯？", "zh"),
+    ],
+)
+async def test_a_new_question_is_not_taken_for_a_reply(tools, first, question, language):
+    session = Session()
+    agent = Agent(OfflineModel(), tools, language=language)
+    await collect(agent, first, session=session)
+    events = await collect(agent, question, session=session)
+    assert events[-1].type == "answer" and session.task is None
+    assert events[-1].text in ("Sorry, I cannot answer your query.", "抱歉，我无法回答您的问题。")
+
+
+@pytest.mark.parametrize("reply", ["to bananas", "what?", "hmm"])
+async def test_a_short_reply_that_fills_nothing_asks_again(tools, reply):
+    events = await dialogue(tools, "convert 5 miles", reply)
+    assert events[-1].type == "ask_user" and events[-1].missing == ["to_unit"]

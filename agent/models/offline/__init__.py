@@ -49,6 +49,11 @@ _ABOUT_IMAGE = re.compile(
     r"|这|那|它|上面|图|照片",
     re.IGNORECASE,
 )
+_NEW_QUESTION = re.compile(
+    r"^\W*(?:who|what|when|where|why|how|which|is|are|can|could|do|does|did|will|would|should)"
+    r"\b.{8,}|^(?=.{6,}).*(?:谁|什么|怎么|为什么|哪|吗)",
+    re.IGNORECASE,
+)
 MAX_FOLLOW_UP_CHARS = 40
 
 
@@ -109,8 +114,11 @@ def _decide(request: ModelRequest, seen: conversation.Seen, words: dict[str, str
     ranked = rank_tools(question, request.tools, bool(ids))
     pending = tools.get(request.pending_tool or "")
     if pending is not None and (not ranked or ranked[0] is pending):
-        args = {**request.known, **extract(pending, question, ids, request.known)}
-        return _action(request, words["pick"].format(tool=pending.name), pending.name, args)
+        found = extract(pending, question, ids, request.known)
+        # A question of its own that fills nothing is a new request, not a reply.
+        if found or ranked or not _NEW_QUESTION.search(question):
+            args = {**request.known, **found}
+            return _action(request, words["pick"].format(tool=pending.name), pending.name, args)
     task = question
     if not ranked and _names_only_an_image(question) and seen.previous_question:
         # "The second one", after "which image?": the earlier request, on the image named now.
