@@ -26,7 +26,8 @@ import gradio as gr
 
 from agent.config import DEFAULT_HF_MODEL, DEFAULT_OPENAI_MODEL, HF_ROUTER_URL, Settings
 from agent.events import Notice, export_trace
-from agent.images import ImageRejected, ImageStore
+from agent.images import ImageStore
+from agent.intake import message_problem, prepare_images
 from agent.runner import Agent
 from agent.session import Session
 from agent.trace_view import LABELS, TurnView, user_message
@@ -107,7 +108,7 @@ def default_model(prefs: Prefs, env: Settings):
 @dataclass
 class TurnRecord:
     text: str
-    files: list[str]
+    refs: list[Any]
     view: TurnView
     events: list[Any] = field(default_factory=list)
     task_before: Any = None
@@ -192,7 +193,7 @@ def t(key: str, language: str) -> str:
 def chat_messages(state: PageState) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = []
     for record in state.turns:
-        messages.append(user_message(record.text, record.files))
+        messages.append(user_message(record.text, [ref.path for ref in record.refs]))
         view = record.view
         if view.answer:
             messages.append({"role": "assistant", "content": view.answer})
@@ -209,8 +210,9 @@ def chat_messages(state: PageState) -> list[dict[str, Any]]:
 
 
 def trace_messages(state: PageState) -> list[dict[str, Any]]:
-    """Every turn's steps; finished turns fold, except the latest, which stays open."""
-    messages = [m for record in state.turns for m in record.view.messages]
+    """Every recent turn's steps; finished turns fold, except the latest, which stays open.
+    The page sends the whole trace on every update, so older turns leave it (not the chat)."""
+    messages = [m for record in state.turns[-TRACE_TURNS:] for m in record.view.messages]
     latest = state.turns[-1].view.turn_id if state.turns else None
     for index, message in enumerate(messages):
         meta, content = message["metadata"], message["content"]
@@ -249,6 +251,7 @@ def status_text(state: PageState) -> str:
 
 
 STREAM_INTERVAL = 0.05
+TRACE_TURNS = 20
 TURNS_AT_ONCE = 64
 _DELTAS = {"model_delta", "answer_delta", "tool_progress"}
 
@@ -267,18 +270,22 @@ def download_update(state: PageState | None) -> Any:
 # -- handlers -----------------------------------------------------------------------------------
 
 
-def accept_uploads(state: PageState, files: list[str]) -> tuple[list[str], list[str]]:
-    """Uploads the agent can use, and one sentence for each it cannot."""
-    good, refused = [], []
-    for path in files:
-        try:
-            state.session.images.load(path, max_side=state.env.max_image_side)
-        except ImageRejected as exc:
-            # Uploads keep their original file name, so the sentence names what was picked.
-            refused.append(str(exc))
-        else:
-            good.append(path)
-    return good, refused
+async def accept_uploads(state: PageState, files: list[str]) -> tuple[list[Any], list[str]]:
+    """Uploads the agent can use (prepared off the event loop, handed to the agent as they
+    are), and one sentence for each it cannot; uploads keep their file name for that."""
+    return await prepare_images(state.session.images, files, state.env.max_image_side)
+
+
+def refusal(env: Settings, message: dict | None, language: str) -> str | None:
+    """Why a message is refused as a whole before it is taken from the input, or None."""
+    message = message or {}
+    return message_problem(
+        str(message.get("text") or ""),
+        len(message.get("files") or []),
+        max_chars=env.max_message_chars,
+        max_images=env.max_images_per_message,
+        language=language,
+    )
 
 
 def build_demo(
@@ -298,9 +305,12 @@ def build_demo(
     def new_state() -> PageState:
         return PageState(replace(prefs0), env)
 
-    async def run_turn(state: PageState, text: str, files: list[str]) -> AsyncIterator[tuple]:
+    async def run_turn(state: PageState, text: str, files: list[Any]) -> AsyncIterator[tuple]:
         prefs = state.prefs
-        good, refused = accept_uploads(state, files)
+        problem = refusal(env, {"text": text, "files": files}, prefs.language)
+        if problem:
+            raise gr.Error(problem, print_exception=False)
+        good, refused = await accept_uploads(state, files)
         for sentence in refused:
             gr.Warning(sentence)
         if not text.strip() and not good:
@@ -310,7 +320,7 @@ def build_demo(
         session = state.session
         record = TurnRecord(
             text=text,
-            files=good,
+            refs=good,
             view=TurnView(len(state.turns) + 1, prefs.language, text),
             task_before=session.task.model_copy(deep=True) if session.task else None,
             history_len=len(session.history),
@@ -320,6 +330,7 @@ def build_demo(
             record.events.append(notice)
             record.view.apply(notice)
         state.turns.append(record)
+        del state.turns[: -env.max_history_turns]
         yield page_update(state)
         try:
             # Injected factories (tests) give a fresh model per turn; ours is kept per session.
@@ -379,7 +390,7 @@ def build_demo(
         session = state.session
         session.task = last.task_before
         del session.history[last.history_len :]
-        async for update in run_turn(state, last.text, last.files):
+        async for update in run_turn(state, last.text, last.refs):
             yield update
 
     def stop(state: PageState | None) -> tuple:
@@ -408,6 +419,8 @@ def build_demo(
     def take_message(message: dict | None, state: PageState | None) -> tuple:
         """Move the typed message out of the input, so the input empties at once while the
         turn runs from the copy; if the turn cannot start, the words stay to send again."""
+        if refusal(env, message, state.prefs.language if state else prefs0.language):
+            return gr.skip(), message  # the turn says why; the words stay in the input
         try:
             if state is not None and model_factory is None:
                 state.model(make_model)

@@ -42,6 +42,18 @@ class Settings(BaseSettings):
     max_upload_mb: float = Field(default=20.0, gt=0, le=200, validation_alias="AGENT_MAX_UPLOAD_MB")
     tool_timeout: float = Field(default=30.0, gt=0, le=600, validation_alias="AGENT_TOOL_TIMEOUT")
     model_timeout: float = Field(default=60.0, gt=0, le=600, validation_alias="AGENT_MODEL_TIMEOUT")
+    # Bounds on one message: a pasted book or a folder of photos is refused at once, with a
+    # sentence, before any of it is read.
+    max_message_chars: int = Field(
+        default=16_000, ge=100, le=1_000_000, validation_alias="AGENT_MAX_MESSAGE_CHARS"
+    )
+    max_images_per_message: int = Field(
+        default=10, ge=1, le=100, validation_alias="AGENT_MAX_IMAGES_PER_MESSAGE"
+    )
+    # Turns a conversation keeps; older ones drop out (the request already sends fewer).
+    max_history_turns: int = Field(
+        default=100, ge=1, le=10_000, validation_alias="AGENT_MAX_HISTORY_TURNS"
+    )
 
     def model_source(self) -> Literal["openai", "hf", "offline"]:
         if self.openai_api_key or self.openai_base_url:

@@ -25,7 +25,7 @@ class ImageInfo(BaseModel):
     label: str = ""
 
 
-class RunStarted(_Event):
+class RunStartedEvent(_Event):
     type: Literal["run_started"] = "run_started"
     run_id: str
     model: str
@@ -35,26 +35,26 @@ class RunStarted(_Event):
     images: list[ImageInfo] = Field(default_factory=list)
 
 
-class Notice(_Event):
+class NoticeEvent(_Event):
     """Something the person should know that does not stop the turn (an image was refused)."""
 
     type: Literal["notice"] = "notice"
     message: str
 
 
-class ModelDelta(_Event):
+class ModelDeltaEvent(_Event):
     type: Literal["model_delta"] = "model_delta"
     step: int
     text: str
 
 
-class Thought(_Event):
+class ThoughtEvent(_Event):
     type: Literal["thought"] = "thought"
     step: int
     text: str
 
 
-class ToolCall(_Event):
+class ToolCallEvent(_Event):
     type: Literal["tool_call"] = "tool_call"
     step: int
     call_id: str
@@ -62,7 +62,7 @@ class ToolCall(_Event):
     arguments: dict[str, Any]
 
 
-class ToolProgress(_Event):
+class ToolProgressEvent(_Event):
     type: Literal["tool_progress"] = "tool_progress"
     call_id: str
     message: str
@@ -81,7 +81,7 @@ class ToolResultEvent(_Event):
     data: dict[str, Any] | None = None
 
 
-class StepRetry(_Event):
+class StepRetryEvent(_Event):
     """The model's reply could not be used; it is told why and tries again."""
 
     type: Literal["step_retry"] = "step_retry"
@@ -89,7 +89,7 @@ class StepRetry(_Event):
     reason: str
 
 
-class TaskState(_Event):
+class TaskStateEvent(_Event):
     type: Literal["task_state"] = "task_state"
     tool: str | None
     known: dict[str, Any] = Field(default_factory=dict)
@@ -97,31 +97,57 @@ class TaskState(_Event):
     status: Literal["collecting", "calling", "done", "cleared", "ended"] = "collecting"
 
 
-class AskUser(_Event):
+class AskUserEvent(_Event):
     type: Literal["ask_user"] = "ask_user"
     question: str
     tool: str | None = None
     missing: list[str] = Field(default_factory=list)
 
 
-class AnswerDelta(_Event):
+class AnswerDeltaEvent(_Event):
     type: Literal["answer_delta"] = "answer_delta"
     text: str
 
 
-class Answer(_Event):
+class AnswerEvent(_Event):
     type: Literal["answer"] = "answer"
     text: str
     ended: bool = False
 
 
+# Why a turn ended in an error: the agent's own limits, then the model service's failures.
+ErrorKind = Literal[
+    "error",
+    "input",
+    "internal",
+    "step_limit",
+    "parse",
+    "repeat",
+    "stopped",
+    "deadline",
+    "limit",
+    "model",
+    "timeout",
+    "auth",
+    "rate_limit",
+    "server",
+    "bad_request",
+    "bad_response",
+    "connection",
+    "cut_off",
+    "empty",
+    "http",
+    "not_found",
+]
+
+
 class ErrorEvent(_Event):
     type: Literal["error"] = "error"
     message: str
-    kind: str = "error"
+    kind: ErrorKind = "error"
 
 
-class RunFinished(_Event):
+class RunFinishedEvent(_Event):
     type: Literal["run_finished"] = "run_finished"
     status: Literal["answered", "asked", "ended", "error"]
     model: str
@@ -131,22 +157,24 @@ class RunFinished(_Event):
 
 
 Event = Annotated[
-    RunStarted
-    | Notice
-    | ModelDelta
-    | Thought
-    | ToolCall
-    | ToolProgress
+    RunStartedEvent
+    | NoticeEvent
+    | ModelDeltaEvent
+    | ThoughtEvent
+    | ToolCallEvent
+    | ToolProgressEvent
     | ToolResultEvent
-    | StepRetry
-    | TaskState
-    | AskUser
-    | AnswerDelta
-    | Answer
+    | StepRetryEvent
+    | TaskStateEvent
+    | AskUserEvent
+    | AnswerDeltaEvent
+    | AnswerEvent
     | ErrorEvent
-    | RunFinished,
+    | RunFinishedEvent,
     Field(discriminator="type"),
 ]
+
+TERMINAL_TYPES = ("answer", "ask_user", "error")
 
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 TRACE_ADAPTER: TypeAdapter[list[Event]] = TypeAdapter(list[Event])
@@ -159,3 +187,18 @@ def export_trace(events: list[Any]) -> bytes:
 
 def load_trace(data: bytes | str) -> list[Any]:
     return TRACE_ADAPTER.validate_json(data)
+
+
+# The names these classes had before they all ended in `Event`; older imports keep working.
+RunStarted = RunStartedEvent
+Notice = NoticeEvent
+ModelDelta = ModelDeltaEvent
+Thought = ThoughtEvent
+ToolCall = ToolCallEvent
+ToolProgress = ToolProgressEvent
+StepRetry = StepRetryEvent
+TaskState = TaskStateEvent
+AskUser = AskUserEvent
+AnswerDelta = AnswerDeltaEvent
+Answer = AnswerEvent
+RunFinished = RunFinishedEvent

@@ -11,7 +11,7 @@ import io
 import math
 import warnings
 
-from PIL import Image, ImageCms, ImageOps
+from PIL import Image, ImageCms
 
 # The formats a browser or a phone hands over. Naming them keeps Pillow from guessing exotic
 # formats (TGA, for one, has no signature and matches random bytes) and from running plugins
@@ -36,11 +36,28 @@ class TooManyPixels(Exception):
         self.height = height
 
 
-def open_checked(data: bytes, max_pixels: int) -> Image.Image:
+# Bytes per pixel once decoded, by mode; a mode not listed counts as four.
+_BYTES_PER_PIXEL = {"1": 1, "L": 1, "P": 1, "LA": 2, "La": 2, "PA": 2, "I;16": 2, "RGB": 3}
+# Modes `Image.reduce` handles, for shrinking before the full-size copies that follow.
+_REDUCIBLE = ("L", "LA", "La", "RGB", "RGBA", "RGBa", "RGBX", "CMYK", "YCbCr", "I", "F")
+
+
+def decoded_bytes(image: Image.Image) -> int:
+    """What decoding this (possibly drafted) image will allocate, from its header alone."""
+    width, height = image.size
+    return width * height * _BYTES_PER_PIXEL.get(image.mode, 4)
+
+
+def open_checked(
+    data: bytes, max_pixels: int, max_side: int, max_decoded_bytes: int
+) -> tuple[Image.Image, tuple[int, int]]:
     """Open lazily, check the header's size, verify the file's structure, reopen to decode.
 
     Only the header has been read when the size is checked, so a decompression bomb costs
-    nothing but that header.
+    nothing but that header. Two budgets apply: pixels in the file, and the memory its decoding
+    will take after the JPEG draft (which decodes a large photo at 1/2 to 1/8 scale). A PNG has
+    no draft, so a 10,000 px square PNG is refused before a byte of it is decoded.
+    Returns the opened image (drafted, not yet decoded) and the size the file declares.
     """
     Image.init()  # registers the plugins, so that the names below mean something
     formats = [name for name in FORMATS if name in Image.OPEN]
@@ -53,7 +70,11 @@ def open_checked(data: bytes, max_pixels: int) -> Image.Image:
         if width < 1 or height < 1 or width * height > max_pixels:
             raise TooManyPixels(width, height)
         probe.verify()
-        return Image.open(io.BytesIO(data), formats=formats)
+        image = Image.open(io.BytesIO(data), formats=formats)
+        _draft(image, max_side)
+        if decoded_bytes(image) > max_decoded_bytes:
+            raise TooManyPixels(width, height)
+        return image, (width, height)
 
 
 def prepare(image: Image.Image, max_side: int) -> Image.Image:
@@ -63,10 +84,10 @@ def prepare(image: Image.Image, max_side: int) -> Image.Image:
     """
     _draft(image, max_side)
     image.load()  # a freshly opened animation is at its first frame
-    # An unreadable orientation tag leaves the picture as stored, without noise in the log.
-    with warnings.catch_warnings(), contextlib.suppress(Exception):
-        warnings.simplefilter("ignore")
-        image = ImageOps.exif_transpose(image)
+    orientation = _orientation(image)
+    image = _shrink_early(image, max_side)
+    if orientation in _TRANSPOSE:
+        image = image.transpose(_TRANSPOSE[orientation])
     image = _display_mode(image)
     if max(image.size) > max_side:
         # thumbnail() halves with a box filter (reducing_gap) before the Lanczos pass: fast.
@@ -87,6 +108,36 @@ def _draft(image: Image.Image, max_side: int) -> None:
     width, height = image.size
     factor = max_side / max(width, height)
     image.draft(image.mode, (math.ceil(width * factor), math.ceil(height * factor)))
+
+
+_T = Image.Transpose
+# EXIF orientation -> the turn that makes the picture upright (as ImageOps.exif_transpose).
+_TRANSPOSE = {
+    2: _T.FLIP_LEFT_RIGHT,
+    3: _T.ROTATE_180,
+    4: _T.FLIP_TOP_BOTTOM,
+    5: _T.TRANSPOSE,
+    6: _T.ROTATE_270,
+    7: _T.TRANSVERSE,
+    8: _T.ROTATE_90,
+}
+
+
+def _orientation(image: Image.Image) -> int:
+    # An unreadable orientation tag leaves the picture as stored, without noise in the log.
+    with warnings.catch_warnings(), contextlib.suppress(Exception):
+        warnings.simplefilter("ignore")
+        return int(image.getexif().get(0x0112) or 1)
+    return 1
+
+
+def _shrink_early(image: Image.Image, max_side: int) -> Image.Image:
+    """Reduce a large decoded image by a whole factor before turning, converting and colour
+    management each make a full-size copy; the Lanczos pass later still has twice the pixels."""
+    factor = max(image.size) // (2 * max_side)
+    if factor < 2 or image.mode not in _REDUCIBLE:
+        return image
+    return image.reduce(factor)  # keeps `info`, so the colour profile still applies
 
 
 def _display_mode(image: Image.Image) -> Image.Image:

@@ -11,6 +11,7 @@ copy keeps no metadata; the useful EXIF of the original is kept on the `ImageRef
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import itertools
@@ -34,6 +35,13 @@ DEFAULT_MAX_SIDE = 1568
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 # A 108-megapixel phone photo passes; a JPEG that large is decoded at 1/4 scale anyway.
 DEFAULT_MAX_PIXELS = 120_000_000
+# Memory one decode may take. Formats without a reduced-scale decode (PNG, WebP, TIFF) meet it
+# first: 100 MB is a 33-megapixel RGB or a 25-megapixel RGBA picture.
+DEFAULT_MAX_DECODED_BYTES = 100 * 1024 * 1024
+# Decodes at once in this process: each may take the budget above, so memory stays bounded
+# however many people upload at the same moment.
+DECODES_AT_ONCE = 2
+_decode_gate = threading.BoundedSemaphore(DECODES_AT_ONCE)
 _READABLE = "use PNG, JPEG, WebP, GIF, BMP or TIFF"
 # Files people drop by mistake, recognised by their first bytes so the refusal can say why.
 _NOT_IMAGES = (
@@ -139,13 +147,15 @@ class ImageStore:
         max_bytes: int = DEFAULT_MAX_BYTES,
         max_pixels: int = DEFAULT_MAX_PIXELS,
         allow_webp: bool = True,
+        max_decoded_bytes: int = DEFAULT_MAX_DECODED_BYTES,
     ) -> None:
-        if max_side < 1 or max_bytes < 1 or max_pixels < 1:
-            raise ValueError("max_side, max_bytes and max_pixels must be positive")
+        if min(max_side, max_bytes, max_pixels, max_decoded_bytes) < 1:
+            raise ValueError("every size limit must be positive")
         self._root = Path(root) if root else None
         self.max_side = max_side
         self.max_bytes = max_bytes
         self.max_pixels = max_pixels
+        self.max_decoded_bytes = max_decoded_bytes
         self.allow_webp = allow_webp
         self._refs: dict[str, ImageRef] = {}
         self._by_upload: dict[tuple[str, int], str] = {}
@@ -161,6 +171,13 @@ class ImageStore:
             weakref.finalize(self, shutil.rmtree, self._root, ignore_errors=True)
         self._root.mkdir(parents=True, exist_ok=True)
         return self._root
+
+    async def load_async(
+        self, source: str | Path | bytes, *, max_side: int | None = None
+    ) -> ImageRef:
+        """`load` in a worker thread: decoding a large image takes seconds of CPU, and the
+        event loop serves every other session meanwhile."""
+        return await asyncio.to_thread(self.load, source, max_side=max_side)
 
     def load(self, source: str | Path | bytes, *, max_side: int | None = None) -> ImageRef:
         """Prepare an upload, or raise `ImageRejected`; nothing else escapes."""
@@ -186,13 +203,14 @@ class ImageStore:
                 # Pillow warns about odd but readable files; where warnings are errors that
                 # would refuse an image a viewer shows.
                 warnings.simplefilter("ignore")
-                return self._load(data, name, key)
+                with _decode_gate:
+                    return self._load(data, name, key)
         except ImageRejected:
             raise
         except TooManyPixels as exc:
             raise ImageRejected(
-                f"{label} is {exc.width}x{exc.height} pixels, too many to process safely "
-                f"(the limit is {self.max_pixels / 1e6:.0f} megapixels).",
+                f"{label} is {exc.width}x{exc.height} pixels, too many to process safely; "
+                "save a smaller copy or a JPEG and try again.",
                 source=name,
             ) from exc
         except Image.DecompressionBombError as exc:
@@ -210,10 +228,10 @@ class ImageStore:
             ) from exc
 
     def _load(self, data: bytes, name: str, key: tuple[str, int]) -> ImageRef:
-        image = open_checked(data, self.max_pixels)
+        image, (width, height) = open_checked(data, self.max_pixels, key[1], self.max_decoded_bytes)
         facts = {
-            "original_width": image.width,
-            "original_height": image.height,
+            "original_width": width,
+            "original_height": height,
             # MPO is a camera's JPEG with an extra (depth or preview) frame.
             "original_format": "JPEG" if image.format == "MPO" else (image.format or ""),
             "original_mode": image.mode,

@@ -419,6 +419,10 @@ PHRASES: dict[str, dict[str, str]] = {
         "no_tool": "Sorry, I cannot answer your query with the tools I have.",
         "too_many_questions": "I still don't have {fields}, so I've set this task aside. "
         "Tell me the whole request again whenever you're ready.",
+        "too_long": "This message is {length} characters long; messages up to {limit} "
+        "characters are accepted. Please shorten it and send it again.",
+        "too_many_images": "This message has {count} images; up to {limit} can be sent at "
+        "once. Please send fewer, or spread them over several messages.",
         "and": " and ",
     },
     "zh": {
@@ -427,6 +431,8 @@ PHRASES: dict[str, dict[str, str]] = {
         "end": "再见！欢迎随时再来。",
         "no_tool": "抱歉，我现有的工具无法回答您的问题。",
         "too_many_questions": "我仍然缺少{fields}，这个任务先放下了。准备好后请把完整的请求再告诉我。",
+        "too_long": "这条消息有 {length} 个字符，最多可发送 {limit} 个字符。请缩短后再发送。",
+        "too_many_images": "这条消息附带了 {count} 张图片，一次最多 {limit} 张。请减少图片，或分几条消息发送。",
         "and": "和",
     },
 }

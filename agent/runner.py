@@ -32,25 +32,27 @@ from . import dialogue, prompts
 from .config import Settings
 from .dialogue import PendingTask
 from .events import (
-    Answer,
-    AnswerDelta,
-    AskUser,
+    AnswerDeltaEvent,
+    AnswerEvent,
+    AskUserEvent,
     ErrorEvent,
     ImageInfo,
-    ModelDelta,
-    Notice,
-    RunFinished,
-    RunStarted,
-    StepRetry,
-    TaskState,
-    Thought,
-    ToolCall,
-    ToolProgress,
+    ModelDeltaEvent,
+    NoticeEvent,
+    RunFinishedEvent,
+    RunStartedEvent,
+    StepRetryEvent,
+    TaskStateEvent,
+    ThoughtEvent,
+    ToolCallEvent,
+    ToolProgressEvent,
     ToolResultEvent,
 )
-from .images import ImageRef, ImageRejected
+from .images import ImageRef
+from .intake import message_problem, prepare_images
 from .messages import StepRecord, action_text, prompt_messages, react_messages
 from .models.base import ChatModel, ModelError, ModelRequest
+from .offload import Overdue, run_quick
 from .parser import AnswerStream, ParseError, Step, parse_step
 from .reasoning import ReasoningFilter
 from .session import Session, Turn
@@ -114,6 +116,9 @@ class Agent:
         self.image_detail = image_detail or settings.image_detail
         self.tool_timeout = tool_timeout or settings.tool_timeout
         self.max_image_side = settings.max_image_side
+        self.max_message_chars = settings.max_message_chars
+        self.max_images_per_message = settings.max_images_per_message
+        self.max_history_turns = settings.max_history_turns
         self.max_parse_retries = max_parse_retries
         self._headers: dict[tuple[str, str], str] = {}
 
@@ -156,16 +161,21 @@ class _Turn:
 
     # -- the loop -------------------------------------------------------------------------------
 
-    async def run(self, images: Sequence[str | Path | bytes]) -> AsyncIterator[Any]:
-        for source in images:
-            try:
-                ref = self.session.images.load(source, max_side=self.agent.max_image_side)
-            except ImageRejected as exc:
-                yield Notice(message=str(exc))
-                continue
-            if ref.id not in (r.id for r in self.refs):
-                self.refs.append(ref)
-        yield RunStarted(
+    async def run(self, images: Sequence[str | Path | bytes | ImageRef]) -> AsyncIterator[Any]:
+        problem = message_problem(
+            self.text,
+            len(images),
+            max_chars=self.agent.max_message_chars,
+            max_images=self.agent.max_images_per_message,
+            language=self.language,
+        )
+        if problem is None:
+            self.refs, refused = await prepare_images(
+                self.session.images, images, self.agent.max_image_side
+            )
+            for sentence in refused:
+                yield NoticeEvent(message=sentence)
+        yield RunStartedEvent(
             run_id=uuid.uuid4().hex[:12],
             model=self.agent.model.name,
             offline=getattr(self.agent.model, "offline", False),
@@ -173,15 +183,16 @@ class _Turn:
             style=self.agent.style,
             images=[image_info(r) for r in self.refs],
         )
-        if not self.text and not self.refs:
+        if problem is not None or (not self.text and not self.refs):
+            # Refused as a whole: the conversation and its task stay as they were.
             self.final = ErrorEvent(
-                message="Type a question or attach an image first.", kind="input"
+                message=problem or "Type a question or attach an image first.", kind="input"
             )
             for event in self._finish():
                 yield event
             return
         try:
-            resumed = self._resume_task()
+            resumed = await self._resume_task()
             if resumed is not None:
                 yield resumed
             while self.final is None:
@@ -220,7 +231,7 @@ class _Turn:
                 if not chunk:
                     continue
                 raw += chunk
-                yield ModelDelta(step=step_no, text=chunk)
+                yield ModelDeltaEvent(step=step_no, text=chunk)
                 forwarded = answer_stream.feed(reasoning.feed(chunk))
                 if forwarded:
                     if not thought_sent:
@@ -228,8 +239,8 @@ class _Turn:
                         thought_sent = True
                         early = _thought_of(raw)
                         if early:
-                            yield Thought(step=step_no, text=early)
-                    yield AnswerDelta(text=forwarded)
+                            yield ThoughtEvent(step=step_no, text=early)
+                    yield AnswerDeltaEvent(text=forwarded)
         try:
             step = parse_step(raw, self.known_names())
         except ParseError as exc:
@@ -238,13 +249,13 @@ class _Turn:
                     yield event
             return
         if step.thought and not thought_sent:
-            yield Thought(step=step_no, text=step.thought)
+            yield ThoughtEvent(step=step_no, text=step.thought)
         if step.kind == "answer":
             rest = answer_stream.finish()
             if rest:
-                yield AnswerDelta(text=rest)
+                yield AnswerDeltaEvent(text=rest)
             self._clear_task()
-            self.final = Answer(text=(step.answer or "").strip())
+            self.final = AnswerEvent(text=(step.answer or "").strip())
             return
         async with contextlib.aclosing(self._act(step, step_no)) as items:
             async for event in items:
@@ -256,7 +267,7 @@ class _Turn:
 
     async def _retry(self, step_no: int, raw: str, reason: str) -> AsyncIterator[Any]:
         self.parse_retries += 1
-        yield StepRetry(step=step_no, reason=reason)
+        yield StepRetryEvent(step=step_no, reason=reason)
         if self.parse_retries > self.agent.max_parse_retries:
             self.final = ErrorEvent(
                 kind="parse",
@@ -277,20 +288,22 @@ class _Turn:
                 self.language, "end"
             )
             if self.session.task:
-                yield TaskState(tool=self.session.task.tool, status="ended")
+                yield TaskStateEvent(tool=self.session.task.tool, status="ended")
             self.session.task = None
-            self.final = Answer(text=phrase, ended=True)
+            self.final = AnswerEvent(text=phrase, ended=True)
             return
         if name == "ASK_USER_FOR_INTENT":
             self._clear_task()
             question = _text_arg(step.tool_input, "question")
-            self.final = AskUser(question=question or prompts.phrase(self.language, "ask_intent"))
+            self.final = AskUserEvent(
+                question=question or prompts.phrase(self.language, "ask_intent")
+            )
             return
         if name == "ASK_USER_FOR_REQUIRED_PARAMS":
             tool = target or self._task_tool()
             question = _text_arg(step.tool_input, "question")
             if tool is None:
-                self.final = AskUser(
+                self.final = AskUserEvent(
                     question=question or prompts.phrase(self.language, "ask_intent")
                 )
                 return
@@ -317,7 +330,7 @@ class _Turn:
         tool = self.agent.tool_by_name.get(name)
         if tool is None:
             names = ", ".join(self.known_names())
-            yield StepRetry(step=step_no, reason=f"unknown tool {name!r}")
+            yield StepRetryEvent(step=step_no, reason=f"unknown tool {name!r}")
             self._record(
                 self._replay(step), f"There is no tool named {name!r}. Use one of: {names}."
             )
@@ -341,12 +354,12 @@ class _Turn:
         thought_params = (step.thought_data or {}).get("known_params")
         fields = tool.Args.model_fields
         task.known = dialogue.merge(task.known, thought_params, given, fields=fields)
-        checked = dialogue.check(tool, task.known)
+        checked = await _check(tool, task.known)
         if checked.invalid and task.invalid_retries < dialogue.MAX_INVALID_RETRIES:
             task.invalid_retries += 1
             task.missing = checked.missing
             self.session.task = task
-            yield TaskState(tool=tool.name, known=task.known, missing=task.missing)
+            yield TaskStateEvent(tool=tool.name, known=task.known, missing=task.missing)
             self._record(self._replay(step), dialogue.invalid_feedback(tool.name, checked.invalid))
             return
         if not checked.ok:
@@ -375,7 +388,7 @@ class _Turn:
                 f"{self.seen_actions[key]} Use it, or answer now.",
             )
             return
-        yield TaskState(tool=tool.name, known=arguments, missing=[], status="calling")
+        yield TaskStateEvent(tool=tool.name, known=arguments, missing=[], status="calling")
         succeeded = False
         async with contextlib.aclosing(self._call(tool, checked.args, arguments, step_no)) as items:
             async for event in items:
@@ -390,7 +403,7 @@ class _Turn:
                 yield event
         if not succeeded:
             return  # the failure is an Observation: the model may fix its call
-        yield TaskState(tool=tool.name, known=arguments, status="done")
+        yield TaskStateEvent(tool=tool.name, known=arguments, status="done")
         self.session.task = None
         if self.agent.style == "plugin-task":
             async with contextlib.aclosing(self._final_answer_events(task.request)) as items:
@@ -404,10 +417,12 @@ class _Turn:
         task.questions += 1
         fields_text = dialogue.field_question(tool, missing, self.language)
         if task.questions > dialogue.MAX_QUESTIONS_PER_TASK:
-            yield TaskState(tool=tool.name, known=task.known, missing=missing, status="cleared")
+            yield TaskStateEvent(
+                tool=tool.name, known=task.known, missing=missing, status="cleared"
+            )
             self.session.task = None
             names = prompts.PHRASES[prompts.language_key(self.language)]["and"].join(missing)
-            self.final = Answer(
+            self.final = AnswerEvent(
                 text=prompts.phrase(self.language, "too_many_questions", fields=names)
             )
             return
@@ -419,19 +434,19 @@ class _Turn:
         task.transcript.append(ask_step)
         self.steps.clear()
         self.session.task = task
-        yield TaskState(tool=tool.name, known=task.known, missing=missing)
-        self.final = AskUser(question=text, tool=tool.name, missing=missing)
+        yield TaskStateEvent(tool=tool.name, known=task.known, missing=missing)
+        self.final = AskUserEvent(question=text, tool=tool.name, missing=missing)
 
     async def _call(
         self, tool: Tool, args: Any, arguments: dict[str, Any], step_no: int
     ) -> AsyncIterator[Any]:
         call_id = uuid.uuid4().hex[:10]
-        yield ToolCall(step=step_no, call_id=call_id, tool=tool.name, arguments=arguments)
+        yield ToolCallEvent(step=step_no, call_id=call_id, tool=tool.name, arguments=arguments)
         loop = asyncio.get_running_loop()
         ctx = ToolContext(
             self.session.images,
             progress=lambda m: loop.call_soon_threadsafe(
-                self.progress.put_nowait, ToolProgress(call_id=call_id, message=str(m))
+                self.progress.put_nowait, ToolProgressEvent(call_id=call_id, message=str(m))
             ),
             session_id=self.session.id,
         )
@@ -490,7 +505,7 @@ class _Turn:
         With the step budget spent, the last observation is the answer: no call past the limit."""
         if self.model_calls >= self.agent.max_steps:
             last = self.steps[-1].observation if self.steps else ""
-            self.final = Answer(text=last or prompts.phrase(self.language, "no_tool"))
+            self.final = AnswerEvent(text=last or prompts.phrase(self.language, "no_tool"))
             return
         steps_text = self._transcript()
         request = self._base_request(
@@ -503,9 +518,9 @@ class _Turn:
                 if not chunk:
                     continue
                 text += chunk
-                yield ModelDelta(step=self.model_calls, text=chunk)
-                yield AnswerDelta(text=chunk)
-        self.final = Answer(text=_strip_final_label(text))
+                yield ModelDeltaEvent(step=self.model_calls, text=chunk)
+                yield AnswerDeltaEvent(text=chunk)
+        self.final = AnswerEvent(text=_strip_final_label(text))
 
     # -- requests ---------------------------------------------------------------------------------
 
@@ -559,7 +574,7 @@ class _Turn:
 
     # -- state ----------------------------------------------------------------------------------
 
-    def _resume_task(self) -> TaskState | None:
+    async def _resume_task(self) -> TaskStateEvent | None:
         """A reply to a question fills the pending task; the tool's extractor reads it in code.
         The task as it stands then is shown before the model is asked anything."""
         task = self.session.task
@@ -570,16 +585,20 @@ class _Turn:
         if tool is None:
             self.session.task = None
             return None
+        image_ids = [r.id for r in self.refs] or self.session.images.ids()
         try:
-            found = tool.extract(
-                self.text, [r.id for r in self.refs] or self.session.images.ids(), dict(task.known)
+            found = await run_quick(
+                tool.extract, self.text, image_ids, dict(task.known), what=f"{tool.name} extract"
             )
+        except Overdue:
+            log.warning("extractor of %s ran past its deadline", tool.name)
+            found = {}
         except Exception:
             log.exception("extractor of %s failed", tool.name)
             found = {}
         task.known = dialogue.merge(task.known, found, fields=tool.Args.model_fields)
-        task.missing = dialogue.check(tool, task.known).missing
-        return TaskState(tool=tool.name, known=task.known, missing=task.missing)
+        task.missing = (await _check(tool, task.known)).missing
+        return TaskStateEvent(tool=tool.name, known=task.known, missing=task.missing)
 
     def _task_for(self, tool: Tool) -> PendingTask:
         task = self.session.task
@@ -618,7 +637,7 @@ class _Turn:
             "answer": "ended" if getattr(final, "ended", False) else "answered",
             "ask_user": "asked",
         }.get(final.type, "error")
-        stats = RunFinished(
+        stats = RunFinishedEvent(
             status=status,
             model=self.agent.model.name,
             model_calls=self.model_calls,
@@ -634,7 +653,8 @@ class _Turn:
             "answer": "ended" if getattr(final, "ended", False) else "answered",
             "ask_user": "asked",
         }.get(getattr(final, "type", ""), "error")
-        self.session.history.append(
+        history = self.session.history
+        history.append(
             Turn(
                 language=self.language,
                 user_text=self.text,
@@ -643,6 +663,7 @@ class _Turn:
                 outcome=outcome,
             )
         )
+        del history[: -self.agent.max_history_turns]
 
 
 def _text_arg(tool_input: dict[str, Any], key: str) -> str:
@@ -679,6 +700,17 @@ def _strip_final_label(text: str) -> str:
     return re.sub(
         r"^\s*(?:\*\*)?\s*final answer\s*(?:\*\*)?\s*[:：]\s*", "", text, flags=re.IGNORECASE
     ).strip()
+
+
+async def _check(tool: Tool, params: dict[str, Any]) -> dialogue.Check:
+    """Validate off the event loop: a validator may parse (units through pint)."""
+    try:
+        return await run_quick(dialogue.check, tool, params, what=f"{tool.name} arguments")
+    except Overdue as exc:
+        log.warning("checking arguments of %s: %s", tool.name, exc)
+        return dialogue.Check(
+            invalid={"input": "these values took too long to check; use simpler ones"}
+        )
 
 
 async def _invoke(tool: Tool, args: Any, ctx: ToolContext, timeout: float) -> ToolResult:

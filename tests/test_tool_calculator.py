@@ -3,6 +3,7 @@ import time
 import pytest
 from pydantic import ValidationError
 
+from tests.support.bounded import run_bounded
 from tools.base import ToolInputError
 from tools.calculator import Calculator, CalculatorArgs
 
@@ -117,3 +118,75 @@ def test_extracted_expressions_evaluate(calc):
     assert run(calc, found["expression"]).text.endswith("= 1.73205080757")
     found = calc.extract("2的10次方是多少", [], {})
     assert run(calc, found["expression"]).text.endswith("= 1024")
+
+
+def calculate(expression: str) -> str:
+    """What a person sees for `expression`: the tool's answer or its one-sentence refusal."""
+    try:
+        args = CalculatorArgs.model_validate({"expression": expression})
+    except ValidationError as error:
+        return f"invalid: {error.errors()[0]['msg']}"
+    try:
+        return Calculator().run(args, None).text
+    except ToolInputError as error:
+        return f"refused: {error}"
+
+
+# Each runs in a child process with two seconds and 512 MB more than it started with, so that a
+# regression (f"{1:>1999999999}" builds a 2 GB string before anything checks its length) fails
+# here instead of hanging or exhausting the machine.
+TEXT = "numbers only: quoted text, f-strings and string formatting are not supported"
+HOSTILE_EXPRESSIONS = [
+    ('f"{1:>1999999999}"', TEXT),
+    ("f'{1:>1999999999}'", TEXT),
+    ("f'{1:{9}{99999999}}'", TEXT),
+    ("f'{9**9**9}'", TEXT),
+    ("'{:>1999999999}'.format(1)", "not an allowed function"),
+    ("format(1, '>1999999999')", "not an allowed function"),
+    ("'%1999999999d' % 1", TEXT),
+    ("'a' * 10**9", TEXT),
+    ("10**9 * 'ab'", TEXT),
+    ("b'x' * 10**9", TEXT),
+    ("'x' + 'y'", TEXT),
+    ("1; f'{1:>1999999999}'", "Could not read"),
+    ("1 if 1 else f'{1:>99999999}'", TEXT),
+    ("1 if 2 else 3", "Could not read"),
+    ("[1] * 10**9", "Could not read"),
+    ("'x'[0]", TEXT),
+    ("(1).__class__", "not an allowed function"),
+    ("str(10**1000)", "not an allowed function"),
+    ("(lambda: 1)()", "not an allowed function"),
+    ("-" * 400 + "1", "nested too deeply"),
+    ("sqrt(" * 80 + "4" + ")" * 80, "nested too deeply"),
+    ("(" * 240 + "1" + ")" * 240, "Could not read"),
+    ("1e999", "too large"),
+    ("factorial(450) ** factorial(450)", "too large"),
+    ("9**9**9**9**9", "too large"),
+    ("10**1000 * 10**1000 * 10**1000", "too large"),
+    ("sqrt(10**1000)", "too large"),
+    ("1.0000001 ** 10**15", "too large"),
+    ("0.5 ** -10**6", "too large"),
+    ("True + True", "Could not read"),
+]
+
+
+@pytest.fixture(scope="module")
+def hostile_outcomes():
+    calls = [[expression] for expression, _ in HOSTILE_EXPRESSIONS]
+    return run_bounded("tests.test_tool_calculator:calculate", calls, setup=[])
+
+
+@pytest.mark.parametrize("index", range(len(HOSTILE_EXPRESSIONS)))
+def test_hostile_expressions_are_refused_at_once_in_one_sentence(hostile_outcomes, index):
+    expression, hint = HOSTILE_EXPRESSIONS[index]
+    outcome = hostile_outcomes[index]
+    assert outcome.finished and outcome.seconds < 2, f"{expression[:40]!r} ran too long"
+    assert not outcome.error, outcome  # not a MemoryError or a crash: a refusal
+    shown = eval(outcome.result)  # the repr of the text a person would see
+    assert shown.startswith("refused: ") and hint in shown, shown
+    assert "\n" not in shown and shown.endswith(".")
+
+
+def test_keywords_and_nesting_within_reason_still_work(calc):
+    assert run(calc, "round(2.567, digits=2) * 100").text.endswith("= 257")
+    assert run(calc, "sqrt(" * 20 + "1" + ")" * 20).text.endswith("= 1")

@@ -1,6 +1,7 @@
 import pytest
 from pydantic import ValidationError
 
+from tests.support.bounded import run_bounded
 from tools.base import ToolInputError
 from tools.convert_units import ConvertArgs, ConvertUnits
 
@@ -53,7 +54,22 @@ def test_incompatible_units_name_both_dimensions(tool):
 
 def test_infinite_result_is_refused(tool):
     with pytest.raises(ToolInputError, match="too large"):
-        convert(tool, 1e308, "km", "nm")
+        convert(tool, 1e50, "light_year^3*light_year^3", "planck_length^3*planck_length^3")
+
+
+@pytest.mark.parametrize("value", [1e308, -1e51, "inf", "-inf", "nan", float("nan"), "9" * 5000])
+def test_values_beyond_any_quantity_are_refused(value):
+    with pytest.raises(ValidationError) as error:
+        ConvertArgs.model_validate({"value": value, "from_unit": "km", "to_unit": "m"})
+    assert "finite number between -1e50 and 1e50" in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("unit", "shown"),
+    [("m²", "m²"), ("s⁻¹", "1/s"), ("m/s^2", "m/s²"), ("km**2", "km²"), ("N·m", "m·N")],
+)
+def test_units_with_one_small_exponent_still_work(tool, unit, shown):
+    assert shown in convert(tool, 1, unit, unit).text
 
 
 @pytest.mark.parametrize(
@@ -110,3 +126,112 @@ def test_extracted_arguments_validate_and_run(tool):
     found = tool.extract("5公里等于多少英里", [], {})
     result = tool.run(ConvertArgs.model_validate(found), None)
     assert result.data["result"] == pytest.approx(3.10685596)
+
+
+# Unit text that once made pint compute a power tower (3**7625597484987 for m^3^3^3^3) and hold
+# the process at full CPU, and other shapes no unit has. Each runs in a child process with a
+# two-second budget, so a regression fails here instead of hanging the test run.
+REGISTRY = "tools.convert_units:registry"
+HOSTILE_UNITS = [
+    "m^3^3^3^3",
+    "m^3^3^3",
+    "m^3^3",
+    "m**3**3**3",
+    "m**9**9**9",
+    "km^2^2^2^2^2^2",
+    "m ^3 ^3 ^3 ^3",
+    "m^ 3^ 3^ 3^ 3",
+    "m^(3^3^3^3)",
+    "(m^3)^3^3",
+    "((((((((m))))))))^3",
+    "m³³³",
+    "m²²²²",
+    "m⁹⁹⁹",
+    "m³^3^3",
+    "m^99",
+    "m**-9999",
+    "m^1e9",
+    "m^3.0^3",
+    "m^²",
+    "m/s/s/s/s/s/s/s/s/s/s/s",
+    "m^3*m^3*m^3*m^3*m^3",
+    "m " * 30,
+    "m" + "/s" * 5000,
+    "x" * 100_000,
+    "m*" * 20 + "m",
+    "**3",
+    "m^",
+    "__import__('os')",
+    "m\x00^3",
+]
+
+
+def offline_turn(text: str) -> str:
+    """One turn of the offline agent with this tool: what the person is shown at the end."""
+    import asyncio
+
+    from agent import Agent
+    from agent.models import OfflineModel
+
+    async def turn() -> str:
+        events = [e async for e in Agent(OfflineModel(), [ConvertUnits()]).run(text)]
+        return f"{events[-1].type}: {getattr(events[-1], 'question', '') or events[-1].text}"
+
+    return asyncio.run(turn())
+
+
+@pytest.fixture(scope="module")
+def validated():
+    calls = [[{"value": 5, "from_unit": unit, "to_unit": "km"}] for unit in HOSTILE_UNITS]
+    calls += [[{"value": 5, "from_unit": "m", "to_unit": unit}] for unit in HOSTILE_UNITS]
+    return run_bounded("tools.convert_units:ConvertArgs.model_validate", calls, setup=[REGISTRY])
+
+
+@pytest.mark.parametrize("index", range(len(HOSTILE_UNITS)))
+def test_hostile_units_from_the_model_are_refused_at_once(validated, index):
+    for outcome, field in ((validated[index], "from_unit"),
+                           (validated[len(HOSTILE_UNITS) + index], "to_unit")):  # fmt: skip
+        assert outcome.finished and outcome.seconds < 2, f"{outcome.args} ran too long"
+        assert outcome.raised("ValidationError"), outcome
+        assert field in outcome.message and "Unknown unit" in outcome.message
+
+
+def test_chained_exponents_say_what_a_unit_may_carry(validated):
+    message = validated[0].message
+    assert "at most one exponent, a whole number from -3 to 3" in message
+
+
+HOSTILE_REQUESTS = [
+    "convert 5 m^3^3^3^3 to km",
+    "convert 5 m**9**9**9 to km",
+    "convert 5 m³³³ to km",
+    "5 km^2^2^2^2^2 in m",
+    "how many m^3^3^3^3 in 5 km",
+    "convert 5 " + "m/" * 5000 + "s to km",
+    "convert " + "9" * 5000 + " m to km",
+    "5公里^3^3^3^3等于多少英里",
+]
+
+
+@pytest.fixture(scope="module")
+def requests_handled():
+    calls = [[text, [], {}] for text in HOSTILE_REQUESTS]
+    extracted = run_bounded("tools.convert_units:ConvertUnits().extract", calls, setup=[REGISTRY])
+    turns = run_bounded(
+        "tests.test_tool_convert_units:offline_turn",
+        [[text] for text in HOSTILE_REQUESTS],
+        setup=[REGISTRY],
+        seconds=5,
+    )
+    return list(zip(extracted, turns, strict=True))
+
+
+@pytest.mark.parametrize("index", range(len(HOSTILE_REQUESTS)))
+def test_hostile_units_in_the_request_end_quickly(requests_handled, index):
+    extracted, turn = requests_handled[index]
+    text = HOSTILE_REQUESTS[index][:40]
+    assert extracted.finished and extracted.seconds < 2, f"extract({text!r}) ran too long"
+    assert extracted.result is not None and "^3^3" not in extracted.result, extracted
+    assert turn.finished and turn.result is not None, f"the turn for {text!r} hung"
+    # Asked again, told why not, or declined: never a conversion of a unit it misread.
+    assert " = " not in turn.result, turn.result

@@ -1,4 +1,5 @@
 import io
+import sys
 
 import numpy as np
 import pytest
@@ -104,3 +105,11 @@ def test_unknown_or_path_like_ids_are_refused(store, tmp_path):
 def test_extract_defaults_to_the_latest_image(text):
     assert TOOL.extract(text, ["img_1", "img_2"], {}) == {"image_id": "img_2"}
     assert TOOL.extract(text + " img_1", ["img_1", "img_2"], {}) == {"image_id": "img_1"}
+
+
+def test_a_decoder_that_cannot_load_is_explained(store, monkeypatch):
+    monkeypatch.setitem(sys.modules, "zxingcpp", None)
+    source = store.load(png(qr_image("https://example.com"))).id
+    with pytest.raises(ToolInputError) as caught:
+        TOOL.run(ScanCode.Args.model_validate({"image_id": source}), ToolContext(store))
+    assert str(caught.value).startswith("Code scanning is unavailable on this server")

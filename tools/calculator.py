@@ -1,8 +1,9 @@
 """`calculator`: arithmetic and common math functions, evaluated safely.
 
 Expressions are evaluated by `simpleeval` with a closed set of operators, functions and names,
-never by `eval`. Every operator that can grow a number checks the size first, so `9**9**9`
-answers with an error at once instead of computing for hours.
+never by `eval`; any other syntax (text, f-strings, attributes) is refused before evaluation.
+Every operator that can grow a number checks the size first, so `9**9**9` answers with an
+error at once instead of computing for hours.
 """
 
 from __future__ import annotations
@@ -150,6 +151,63 @@ def format_number(value: float | int) -> str:
     return f"{value:.12g}"
 
 
+# The closed set of syntax an arithmetic expression needs. Everything else is refused before
+# evaluation: simpleeval checks a string's length only after building it, so f"{1:>1999999999}"
+# would allocate two gigabytes first.
+_EVALUATED = (ast.BinOp, ast.UnaryOp, ast.Call, ast.keyword, ast.Name, ast.Constant)
+_SYNTAX = (*_EVALUATED, ast.Expression, ast.Load)
+MAX_NESTING = 60
+
+
+def _refusal(expression: str, tree: ast.Expression) -> str | None:
+    """Why `tree` is not plain arithmetic, as the sentence to show; None when it is."""
+    known = ", ".join(sorted(FUNCTIONS))
+    unknown_name = text = other = None
+    stack: list[tuple[ast.AST, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_NESTING:
+            return "The expression is nested too deeply; split it into smaller calculations."
+        if isinstance(node, ast.Call) and not (
+            isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS
+        ):
+            unknown_name = unknown_name or ast.unparse(node.func)[:40]
+        elif isinstance(node, ast.Name) and node.id not in FUNCTIONS and node.id not in NAMES:
+            unknown_name = unknown_name or node.id[:40]
+        elif isinstance(node, ast.Attribute):
+            unknown_name = unknown_name or ast.unparse(node)[:40]
+        elif isinstance(node, ast.JoinedStr | ast.FormattedValue) or (
+            isinstance(node, ast.Constant) and isinstance(node.value, str | bytes)
+        ):
+            text = True
+        elif isinstance(node, ast.Constant):
+            if isinstance(node.value, float) and not math.isfinite(node.value):
+                return "The number is too large for a floating point number."
+            if isinstance(node.value, bool) or not isinstance(node.value, int | float | complex):
+                other = True
+        elif not isinstance(node, _SYNTAX) and type(node) not in OPERATORS:
+            other = True
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    if unknown_name:
+        return (
+            f"Could not evaluate {expression!r}: {unknown_name} is not an allowed function or "
+            f"constant. Allowed functions: {known}; constants: pi, e, tau."
+        )
+    if text:
+        return (
+            "The calculator works with numbers only: quoted text, f-strings and string "
+            "formatting are not supported."
+        )
+    return _unreadable(expression) if other else None
+
+
+def _unreadable(expression: str) -> str:
+    return (
+        f"Could not read {expression!r} as arithmetic; use numbers, + - * / ** %, "
+        "parentheses and functions such as sqrt, sin, log, factorial."
+    )
+
+
 def evaluate(expression: str) -> int | float:
     """The value of `expression`; ToolInputError with a fix-it sentence when there is none."""
     if len(expression) > MAX_EXPRESSION_CHARS:
@@ -160,11 +218,18 @@ def evaluate(expression: str) -> int | float:
     text = normalise(expression)
     if not text:
         raise ToolInputError("The expression is empty; give arithmetic such as 12*(3+4).")
-    evaluator = SimpleEval(operators=OPERATORS, functions=FUNCTIONS, names=NAMES)
-    # Numbers have no attribute anyone needs here; closing the door keeps methods out of reach.
-    evaluator.nodes.pop(ast.Attribute, None)
     try:
-        result = evaluator.eval(text)
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        raise ToolInputError(_unreadable(expression)) from None
+    refusal = _refusal(expression, tree)
+    if refusal:
+        raise ToolInputError(refusal)
+    evaluator = SimpleEval(operators=OPERATORS, functions=FUNCTIONS, names=NAMES)
+    handlers = evaluator.nodes
+    evaluator.nodes = {kind: handlers[kind] for kind in _EVALUATED}
+    try:
+        result = evaluator.eval(text, previously_parsed=tree.body)
     except _TooLarge:
         raise ToolInputError(
             "The result would be too large to compute; use smaller numbers or exponents."
@@ -173,11 +238,6 @@ def evaluate(expression: str) -> int | float:
         raise ToolInputError("The expression divides by zero.") from None
     except OverflowError:
         raise ToolInputError("The result is too large for a floating point number.") from None
-    except SyntaxError:
-        raise ToolInputError(
-            f"Could not read {expression!r} as arithmetic; use numbers, + - * / ** %, "
-            "parentheses and functions such as sqrt, sin, log, factorial."
-        ) from None
     except Exception as error:
         known = ", ".join(sorted(FUNCTIONS))
         raise ToolInputError(

@@ -17,121 +17,57 @@ from pydantic import Field, field_validator
 
 from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult
 from tools.phrases import fill_slot, normalise, reply_value, split_pair
+from tools.unit_names import ALIASES
 
 MAX_UNIT_CHARS = 40
+# pint evaluates exponents as Python numbers, so "m^3^3^3^3" (3**7625597484987) would run for
+# ever; unit text is checked against these bounds before pint sees it.
+MAX_UNIT_PARTS = 4
+MAX_EXPONENT = 3
+# Far beyond any everyday quantity, and far enough from the float limit that a conversion
+# factor has room before the result overflows.
+MAX_VALUE = 1e50
+_MAX_SHOWN = "1e50"
 UNIT_EXAMPLES = "km, mile, m, cm, ft, inch, kg, lb, g, °C, °F, K, liter, gallon, km/h, mph"
 
-# Lower-cased spelling -> a name pint knows. Chinese names have no spaces, so the extractor also
-# uses this table to find where one unit ends and the next word begins.
-ALIASES: dict[str, str] = {
-    "°c": "degC",
-    "℃": "degC",
-    "c": "degC",
-    "celsius": "degC",
-    "centigrade": "degC",
-    "degrees celsius": "degC",
-    "degree celsius": "degC",
-    "摄氏度": "degC",
-    "摄氏": "degC",
-    "°f": "degF",
-    "℉": "degF",
-    "f": "degF",
-    "fahrenheit": "degF",
-    "degrees fahrenheit": "degF",
-    "degree fahrenheit": "degF",
-    "华氏度": "degF",
-    "华氏": "degF",
-    "开尔文": "kelvin",
-    "公里": "km",
-    "千米": "km",
-    "kilometres": "km",
-    "kilometre": "km",
-    "kms": "km",
-    "英里": "mile",
-    "mi": "mile",
-    "米": "m",
-    "厘米": "cm",
-    "毫米": "mm",
-    "微米": "um",
-    "英尺": "foot",
-    "尺": "foot",
-    "英寸": "inch",
-    "寸": "inch",
-    "码": "yard",
-    "海里": "nautical_mile",
-    "nautical miles": "nautical_mile",
-    "nautical mile": "nautical_mile",
-    "公斤": "kg",
-    "千克": "kg",
-    "克": "g",
-    "毫克": "mg",
-    "吨": "metric_ton",
-    "tonnes": "metric_ton",
-    "磅": "lb",
-    "lbs": "lb",
-    "盎司": "oz",
-    "斤": "jin",
-    "升": "liter",
-    "公升": "liter",
-    "毫升": "ml",
-    "litres": "liter",
-    "litre": "liter",
-    "加仑": "gallon",
-    "gallons": "gallon",
-    "fl oz": "fluid_ounce",
-    "fluid ounces": "fluid_ounce",
-    "fluid ounce": "fluid_ounce",
-    "品脱": "pint",
-    "杯": "cup",
-    "平方米": "m**2",
-    "平方公里": "km**2",
-    "平方千米": "km**2",
-    "平方英尺": "ft**2",
-    "公顷": "hectare",
-    "英亩": "acre",
-    "亩": "mu",
-    "立方米": "m**3",
-    "square meters": "m**2",
-    "square metres": "m**2",
-    "square feet": "ft**2",
-    "square kilometers": "km**2",
-    "square kilometres": "km**2",
-    "square miles": "mile**2",
-    "公里每小时": "km/hour",
-    "公里/小时": "km/hour",
-    "千米每小时": "km/hour",
-    "kph": "km/hour",
-    "米每秒": "m/s",
-    "英里每小时": "mile/hour",
-    "miles per hour": "mile/hour",
-    "kilometers per hour": "km/hour",
-    "kilometres per hour": "km/hour",
-    "节": "knot",
-    "小时": "hour",
-    "分钟": "minute",
-    "秒": "second",
-    "天": "day",
-    "周": "week",
-    "毫秒": "ms",
-    "千瓦": "kW",
-    "瓦": "W",
-    "千瓦时": "kWh",
-    "焦耳": "J",
-    "千焦": "kJ",
-    "卡路里": "calorie",
-    "大卡": "kcal",
-    "千卡": "kcal",
-    "马力": "hp",
-    "帕": "Pa",
-    "千帕": "kPa",
-    "标准大气压": "atm",
-    "字节": "byte",
-    "千字节": "kB",
-    "兆字节": "MB",
-    "吉字节": "GB",
-}
 _EXTRA_DEFINITIONS = ("jin = 0.5 * kilogram", "mu = 10000 / 15 * meter ** 2")
-_UNIT_CHARS = re.compile(r"^[\w\s°℃℉/*^·²³µ.-]*$")
+_UNIT_TOKEN = re.compile(
+    r"\s*(?:(?P<word>(?:[°℃℉]|[^\W\d_⁰¹²³⁴⁵⁶⁷⁸⁹])+(?:_[^\W\d_⁰¹²³⁴⁵⁶⁷⁸⁹]+)*)"
+    r"|(?P<power>(?:\^|\*\*)\s*[-+]?\d+(?:\.\d+)?|⁻?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)"
+    r"|(?P<op>[*/·]))"
+)
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+_EXPONENT_HINT = (
+    f" (a unit takes at most one exponent, a whole number from -{MAX_EXPONENT} to "
+    f"{MAX_EXPONENT}, as in m^2 or s^-1)"
+)
+
+
+def unit_shape_problem(spelled: str) -> str | None:
+    """Why `spelled` is not a plain unit expression (words joined by * / or spaces, each with at
+    most one small whole exponent), as a hint for the error message; None when it is one."""
+    if len(spelled) > MAX_UNIT_CHARS:
+        return f" (longer than {MAX_UNIT_CHARS} characters)"
+    parts, previous, position = 0, "op", 0
+    while position < len(spelled):
+        token = _UNIT_TOKEN.match(spelled, position)
+        if token is None:
+            return ""
+        position, kind = token.end(), token.lastgroup
+        if kind == "word":
+            parts += 1
+            if parts > MAX_UNIT_PARTS:
+                return f" (at most {MAX_UNIT_PARTS} units combined, as in km/h or kW*h)"
+        elif kind == "power":
+            number = token.group("power").lstrip("^*").strip().translate(_SUPERSCRIPTS)
+            # After an exponent or an operator, another exponent is a power tower or nonsense.
+            whole = re.fullmatch(r"[-+]?\d+", number)
+            if previous != "word" or not whole or abs(int(number)) > MAX_EXPONENT:
+                return _EXPONENT_HINT
+        elif previous == "op":
+            return ""
+        previous = str(kind)
+    return "" if previous == "op" else None
 
 
 @functools.cache
@@ -148,16 +84,19 @@ def registry() -> Any:
 def resolve_unit(text: str) -> Any:
     """The pint unit for a person's spelling; ToolInputError listing examples otherwise."""
     spelled = str(text).strip()
-    unknown = ToolInputError(
-        f"Unknown unit {spelled[:MAX_UNIT_CHARS]!r}; use a unit name or symbol such as "
-        f"{UNIT_EXAMPLES}."
-    )
-    if not spelled or len(spelled) > MAX_UNIT_CHARS or not _UNIT_CHARS.match(spelled):
-        raise unknown
-    # Exponents beyond cubes only serve to overflow the conversion factor.
-    if re.search(r"\d\d|\.\.", spelled) or re.search(r"[4-9]", spelled):
-        raise unknown
+
+    def unknown(hint: str = "") -> ToolInputError:
+        return ToolInputError(
+            f"Unknown unit {spelled[:MAX_UNIT_CHARS]!r}{hint}; use a unit name or symbol such as "
+            f"{UNIT_EXAMPLES}."
+        )
+
+    problem = unit_shape_problem(spelled)
+    if problem is not None:
+        raise unknown(problem)
     name = ALIASES.get(spelled.lower(), spelled)
+    if unit_shape_problem(name) is not None:
+        raise unknown()
     # pint reads a space as multiplication, so "°F in celsius" would parse; words must be joined.
     candidates = [name.replace("°", "deg").replace(" ", "_")]
     if not re.search(r"\s", name):
@@ -169,9 +108,9 @@ def resolve_unit(text: str) -> Any:
         except Exception:
             continue
     else:
-        raise unknown
+        raise unknown()
     if unit.dimensionless:
-        raise unknown
+        raise unknown()
     return unit
 
 
@@ -197,6 +136,15 @@ class ConvertArgs(StrictArgs):
         },
     )
 
+    @field_validator("value")
+    @classmethod
+    def _ordinary_number(cls, value: float) -> float:
+        if not math.isfinite(value) or abs(value) > MAX_VALUE:
+            raise ValueError(
+                f"The value must be a finite number between -{_MAX_SHOWN} and {_MAX_SHOWN}."
+            )
+        return value
+
     @field_validator("from_unit", "to_unit")
     @classmethod
     def _known_unit(cls, value: str) -> str:
@@ -208,7 +156,6 @@ class ConvertArgs(StrictArgs):
 
 
 _NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(-?\d+(?:[.,]\d+)?)(?![\d])")
-_ENGLISH_UNIT = re.compile(r"[°℃℉]?\s*[a-zA-Zµ]+(?:[/*^][a-zA-Z0-9]+)*")
 _TO_WORDS = re.compile(
     r"(?:\b(?:to|in|into|as)\b|等于多少|是多少|合多少|换算成|换算为|转换成|转换为|转成|换成|多少)\s*",
     re.IGNORECASE,
@@ -229,7 +176,9 @@ def read_unit(text: str) -> tuple[str, int] | None:
         if text_stripped.startswith(alias):
             return alias, offset + len(alias)
     words = re.match(
-        r"([°℃℉]?[a-zA-Zµ]+(?:[/*^][a-zA-Z0-9]+)*)(?:\s+([a-zA-Z]+))?"
+        # Exponents are read whole, so that "m**9**9" is refused rather than read as "m".
+        r"([°℃℉]?[a-zA-Zµ]+(?:(?:\*\*|[/*^·])[-+]?[a-zA-Z0-9]+|[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)*)"
+        r"(?:\s+([a-zA-Z]+))?"
         r"(?:\s+([a-zA-Z]+))?",
         text_stripped,
     )
@@ -329,6 +278,8 @@ class ConvertUnits(Tool):
         source, target = resolve_unit(args.from_unit), resolve_unit(args.to_unit)
         try:
             converted = units.Quantity(args.value, source).to(target)
+        except OverflowError:
+            converted = None
         except Exception as error:
             dims = [str(units.get_dimensionality(u)) for u in (source, target)]
             if dims[0] != dims[1]:
@@ -337,7 +288,7 @@ class ConvertUnits(Tool):
                     "they measure different things; choose units of the same kind."
                 ) from None
             raise ToolInputError(f"Could not convert: {error}.") from None
-        magnitude = float(converted.magnitude)
+        magnitude = float(converted.magnitude) if converted is not None else math.inf
         if not math.isfinite(magnitude):
             raise ToolInputError(
                 "The converted value is too large to represent; use a smaller value."

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import re
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -9,7 +11,9 @@ from typing import Any
 from PIL import Image, ImageOps
 from pydantic import Field, field_validator
 
-from tools.base import StrictArgs, Tool, ToolContext, ToolResult, image_id_from
+from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult, image_id_from
+
+log = logging.getLogger(__name__)
 
 # The engine drops anything below this itself; `min_confidence` filters above it.
 ENGINE_MIN_SCORE = 0.2
@@ -27,20 +31,58 @@ _engine_lock = threading.Lock()
 _call_lock = threading.Lock()
 
 
+class OcrUnavailable(ToolInputError):
+    """The OCR engine cannot load on this machine (a system library or the package is missing);
+    every other tool still works."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(
+            f"Text reading is unavailable on this server: the OCR engine could not load "
+            f"({reason}); look at the image directly or ask the person to type the text.",
+            tool_name="read_text",
+        )
+        self.reason = reason
+
+
 def engine_loaded() -> bool:
     return _engine is not None
 
 
 def get_engine() -> Any:
-    """The process-wide OCR engine, loaded on first use (a second or two)."""
+    """The process-wide OCR engine, loaded on first use (a second or two); OcrUnavailable when
+    it cannot load here."""
     global _engine
     if _engine is None:
         with _engine_lock:
             if _engine is None:
-                from rapidocr_onnxruntime import RapidOCR
+                # Imported here, not at the top: the engine pulls in OpenCV, which needs
+                # libGL.so.1, and a machine without it must still list and run the other tools.
+                try:
+                    from rapidocr_onnxruntime import RapidOCR
 
-                _engine = RapidOCR(text_score=ENGINE_MIN_SCORE, print_verbose=False)
+                    _engine = RapidOCR(text_score=ENGINE_MIN_SCORE, print_verbose=False)
+                except (ImportError, OSError) as error:
+                    # packages.txt names the Debian packages a Hugging Face Space installs.
+                    log.warning(
+                        "OCR engine unavailable (%s: %s); install the system packages in "
+                        "packages.txt (libgl1, libglib2.0-0) and the Python requirements",
+                        type(error).__name__,
+                        error,
+                    )
+                    raise OcrUnavailable(_missing_part(error)) from error
     return _engine
+
+
+def _missing_part(error: BaseException) -> str:
+    """What failed to load, in a few words: a shared library, a module, or the error itself."""
+    text = str(error)
+    library = re.search(r"([\w.+-]+\.so(?:\.\d+)*)", text)
+    if library:
+        return f"{library.group(1)} missing"
+    module = getattr(error, "name", None)
+    if module:
+        return f"the Python package {module} is missing or broken"
+    return " ".join(text.split())[:120] or type(error).__name__
 
 
 class ReadTextArgs(StrictArgs):

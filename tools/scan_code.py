@@ -8,7 +8,7 @@ from typing import Any
 from PIL import Image
 from pydantic import Field
 
-from tools.base import StrictArgs, Tool, ToolContext, ToolResult, image_id_from
+from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult, image_id_from
 
 # A code's content is whatever its maker put there; keep what reaches the model bounded.
 MAX_TEXT_CHARS = 1000
@@ -22,8 +22,16 @@ class ScanCodeArgs(StrictArgs):
 
 
 def _read(image: Image.Image) -> list[Any]:
-    import zxingcpp  # a compiled library: load it only when a code is looked for
-
+    # A compiled library: loaded only when a code is looked for, and a machine where it cannot
+    # load still lists and runs every other tool.
+    try:
+        import zxingcpp
+    except (ImportError, OSError) as error:
+        raise ToolInputError(
+            "Code scanning is unavailable on this server: the barcode decoder could not load "
+            f"({type(error).__name__}); look at the image directly instead.",
+            tool_name="scan_code",
+        ) from error
     return list(zxingcpp.read_barcodes(image))
 
 

@@ -18,8 +18,9 @@ from typing import Any
 
 from tools.image_refs import ImageChoice, content_of, names_an_image, resolve_image
 
+from ...offload import Overdue, run_quick
 from ...prompts import CONTROL_ACTIONS
-from ..base import ModelRequest
+from ..base import ModelError, ModelRequest
 from . import answers, conversation
 from .plans import Call, Job, Plan, drive, extract, help_plan, tool_plan
 from .words import image_count, listing, position_words, words_for
@@ -68,7 +69,16 @@ class OfflineModel:
         self.delay = delay
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[str]:
-        text = self.reply(request)
+        # Trigger patterns and extractors run over the user's words: off the event loop, so a
+        # hostile message slows one turn, not the server.
+        try:
+            text = await run_quick(self.reply, request, what="the offline model's reply")
+        except Overdue as exc:
+            raise ModelError(
+                "The offline model could not work out a reply in time; try a shorter or "
+                "simpler request.",
+                kind="timeout",
+            ) from exc
         for start in range(0, len(text), self.chunk_size):
             # Yield to the event loop so a page sees the reply arrive in pieces.
             await asyncio.sleep(self.delay)

@@ -1,0 +1,50 @@
+"""A turn's intake: bound the message, then prepare its images off the event loop.
+
+The bounds are checked before anything is read, so a pasted book or a folder of photos costs
+nothing but one sentence; the conversation and its task stay as they were.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from .images import ImageRef, ImageRejected, ImageStore
+from .prompts import phrase
+
+
+def message_problem(
+    text: str, image_count: int, *, max_chars: int, max_images: int, language: str
+) -> str | None:
+    """One sentence saying why this message is refused as a whole, or None."""
+    if len(text) > max_chars:
+        return phrase(language, "too_long", length=f"{len(text):,}", limit=f"{max_chars:,}")
+    if image_count > max_images:
+        return phrase(language, "too_many_images", count=image_count, limit=max_images)
+    return None
+
+
+async def prepare_images(
+    store: ImageStore, sources: Sequence[str | Path | bytes | ImageRef], max_side: int
+) -> tuple[list[ImageRef], list[str]]:
+    """The usable images (each once, in order) and a sentence for each refused one."""
+    refs: list[ImageRef] = []
+    refused: list[str] = []
+    for source in sources:
+        try:
+            ref = await _ref(store, source, max_side)
+        except ImageRejected as exc:
+            refused.append(str(exc))
+            continue
+        if all(r.id != ref.id for r in refs):
+            refs.append(ref)
+    return refs, refused
+
+
+async def _ref(store: ImageStore, source: str | Path | bytes | ImageRef, max_side: int) -> ImageRef:
+    """A reference the store already holds is used as it is; anything else is loaded."""
+    if isinstance(source, ImageRef):
+        if source.id in store.ids() and store.get(source.id).path == source.path:
+            return store.get(source.id)
+        source = source.path
+    return await store.load_async(source, max_side=max_side)

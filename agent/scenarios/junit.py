@@ -1,0 +1,74 @@
+"""JUnit XML for CI: a test suite per file, a test case per scenario run (named after the
+scenario, `name [run 2]` for repeats), an error case for each file that could not be read."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from pathlib import Path
+
+from .format import FileError
+from .report import transcript
+from .results import RunResult
+
+# Characters XML 1.0 cannot carry at all; a model's reply may contain them.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def junit_xml(results: Sequence[RunResult], invalid: Sequence[FileError]) -> ET.Element:
+    root = ET.Element("testsuites", name="scenarios")
+    suites: dict[str, ET.Element] = {}
+    for result in results:
+        suite = suites.get(result.file)
+        if suite is None:
+            suite = suites[result.file] = ET.SubElement(root, "testsuite", name=result.file)
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            classname=_class_name(result.file),
+            name=_safe(result.test_name),
+            time=f"{result.duration:.3f}",
+        )
+        if not result.passed:
+            failure = ET.SubElement(
+                case, "failure", message=_safe(result.failures[0]), type="ScenarioFailed"
+            )
+            failure.text = _safe("\n".join(result.failures))
+        ET.SubElement(case, "system-out").text = _safe(transcript(result))
+    for error in invalid:
+        suite = ET.SubElement(root, "testsuite", name=error.file)
+        case = ET.SubElement(
+            suite, "testcase", classname=_class_name(error.file), name=Path(error.file).name
+        )
+        problem = ET.SubElement(
+            case, "error", message=_safe(error.message), type="InvalidScenarioFile"
+        )
+        problem.text = _safe("\n".join(error.problems))
+        suites[error.file] = suite
+    for suite in [root, *suites.values()]:
+        _count(suite)
+    return root
+
+
+def write_junit(path: str | Path, results: Sequence[RunResult], invalid: Sequence[FileError]):
+    tree = ET.ElementTree(junit_xml(results, invalid))
+    ET.indent(tree)
+    tree.write(path, encoding="utf-8", xml_declaration=True)
+
+
+def _count(element: ET.Element) -> None:
+    cases = list(element.iter("testcase"))
+    element.set("tests", str(len(cases)))
+    element.set("failures", str(sum(1 for c in cases if c.find("failure") is not None)))
+    element.set("errors", str(sum(1 for c in cases if c.find("error") is not None)))
+    element.set("time", f"{sum(float(c.get('time', 0)) for c in cases):.3f}")
+
+
+def _class_name(file: str) -> str:
+    stem = Path(file).with_suffix("").as_posix().strip("./")
+    return re.sub(r"[/\\]+", ".", stem) or "scenarios"
+
+
+def _safe(text: str) -> str:
+    return _NOT_XML.sub("\ufffd", text)

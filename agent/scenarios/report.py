@@ -1,0 +1,100 @@
+"""What a person reads after a run: the table, the transcript of a run, the JSON results."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .expect import shown
+from .format import FileError
+from .results import RunResult
+from .score import Scores
+
+NAME_WIDTH = 48
+
+
+def table(results: Sequence[RunResult], invalid: Sequence[FileError]) -> str:
+    """One row per scenario run, then one per invalid file; the first failure comes last so
+    it can be as long as it needs."""
+    rows = [
+        (r.test_name, "PASS" if r.passed else "FAIL", f"{r.duration:.2f}s", str(r.model_calls),
+         r.failures[0] if r.failures else "")
+        for r in results
+    ]  # fmt: skip
+    rows += [(error.file, "INVALID", "", "", _first(error.problems)) for error in invalid]
+    names = [_cut(row[0], NAME_WIDTH) for row in rows]
+    width = max([_width("scenario"), *(_width(n) for n in names)])
+    lines = [f"{_pad('scenario', width)}  result   time    calls  first failure"]
+    for name, row in zip(names, rows, strict=True):
+        _, result, seconds, calls, failure = row
+        lines.append(f"{_pad(name, width)}  {result:<7}  {seconds:>6}  {calls:>5}  {failure}")
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def transcript(result: RunResult) -> str:
+    """The turns of a run as plain text: what was said, what was called, how it ended."""
+    lines = []
+    for number, turn in enumerate(result.turns, 1):
+        images = f"  [images: {', '.join(turn.images)}]" if turn.images else ""
+        lines.append(f"turn {number} > {turn.user}{images}")
+        for call in turn.calls:
+            status = {True: "ok", False: "failed", None: "no result"}[call.ok]
+            lines.append(f"  tool {call.tool} {shown(call.arguments)} ({status})")
+        ending = {"answer": "answer", "ask": "asks", "end": "ends", "error": "error"}
+        lines.append(f"  {ending[turn.outcome]}: {turn.text}")
+        if turn.asked_for:
+            lines.append(f"  asked for: {', '.join(turn.asked_for)}")
+        lines.append(
+            f"  decision {turn.decision}, {turn.model_calls} model call(s), {turn.duration:.2f}s"
+        )
+        lines.extend(f"  FAILED {failure}" for failure in turn.failures)
+    return "\n".join(lines)
+
+
+def results_json(
+    results: Sequence[RunResult], invalid: Sequence[FileError], scores: Scores
+) -> dict[str, Any]:
+    """Everything: scores, invalid files, and per scenario each run with each turn's events."""
+    scenarios: dict[tuple[str, str], dict[str, Any]] = {}
+    for result in results:
+        entry = scenarios.setdefault(
+            (result.file, result.scenario),
+            {"name": result.scenario, "file": result.file, "passed": True, "runs": []},
+        )
+        entry["passed"] = entry["passed"] and result.passed
+        entry["runs"].append(result.model_dump(mode="json"))
+    return {
+        "scores": scores.model_dump(mode="json"),
+        "passed": all(r.passed for r in results) and not invalid,
+        "invalid_files": [error.model_dump(mode="json") for error in invalid],
+        "scenarios": list(scenarios.values()),
+    }
+
+
+def write_json(path: str | Path, data: dict[str, Any]) -> None:
+    Path(path).write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+
+
+def _first(problems: Sequence[str]) -> str:
+    more = len(problems) - 1
+    return problems[0] + (f" (and {more} more)" if more else "") if problems else ""
+
+
+def _width(text: str) -> int:
+    """Columns `text` takes in a terminal: Chinese characters take two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * (width - _width(text))
+
+
+def _cut(text: str, width: int) -> str:
+    if _width(text) <= width:
+        return text
+    while _width(text) > width - 1:
+        text = text[:-1]
+    return text + "…"

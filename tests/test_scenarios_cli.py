@@ -1,0 +1,142 @@
+"""`python -m agent.scenarios`: exit codes, output files, the model it picks, and the shipped
+scenarios passing on the offline model."""
+
+import json
+import subprocess
+import sys
+import textwrap
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from agent.scenarios.__main__ import model_factory, parse_args
+
+ROOT = Path(__file__).resolve().parent.parent
+
+PASSING = """
+- name: adds
+  turns:
+    - user: "Calculate 2 + 3"
+      expect: {outcome: answer, tools: [calculator], answer_matches: "= 5"}
+- name: says goodbye
+  turns:
+    - user: bye
+      expect: {outcome: end}
+"""
+FAILING = """
+name: expects the wrong sum
+turns:
+  - user: "Calculate 2 + 3"
+    expect: {outcome: answer, answer_matches: "= 6"}
+"""
+INVALID = """
+name: misspelt
+turns:
+  - user: hi
+    expect: {outcom: ask}
+"""
+
+
+def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "agent.scenarios", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def write(folder: Path, name: str, text: str) -> str:
+    path = folder / name
+    path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    return str(path)
+
+
+def test_all_passing_exits_0_and_prints_scores(tmp_path):
+    done = cli(write(tmp_path, "ok.yaml", PASSING), "--offline")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "adds" in done.stdout and "PASS" in done.stdout and "FAIL" not in done.stdout
+    assert "pass rate        2/2 (100.0%)" in done.stdout
+    assert "decision F1      1.000" in done.stdout
+
+
+def test_a_failure_exits_1_and_writes_json_and_junit(tmp_path):
+    path = write(tmp_path, "fail.yaml", FAILING)
+    out_json, out_xml = tmp_path / "out.json", tmp_path / "out.xml"
+    done = cli(path, "--offline", "--repeat", "2", "--json", str(out_json), "--junit", str(out_xml))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "turn 1: answer_matches /= 6/ not found" in done.stdout
+    data = json.loads(out_json.read_text(encoding="utf-8"))
+    (scenario,) = data["scenarios"]
+    assert [r["run"] for r in scenario["runs"]] == [1, 2] and not scenario["passed"]
+    first_turn = scenario["runs"][0]["turns"][0]
+    assert first_turn["tools"] == ["calculator"] and first_turn["outcome"] == "answer"
+    assert {"run_started", "tool_call", "tool_result", "answer"} <= {
+        e["type"] for e in first_turn["events"]
+    }
+    assert data["scores"]["pass_k"] == {"hits": 0, "total": 1, "value": 0.0}
+    cases = ET.parse(out_xml).getroot().findall(".//testcase")
+    assert [c.get("name") for c in cases] == [
+        "expects the wrong sum",
+        "expects the wrong sum [run 2]",
+    ]
+    assert all(c.find("failure") is not None for c in cases)
+
+
+def test_an_invalid_file_exits_2_and_the_valid_ones_still_run(tmp_path):
+    good = write(tmp_path, "a_good.yaml", PASSING)
+    bad = write(tmp_path, "b_bad.yaml", INVALID)
+    done = cli(str(tmp_path), "--offline")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "adds" in done.stdout and "PASS" in done.stdout
+    assert "INVALID" in done.stdout and f"{bad}:4:" in done.stdout
+    assert "unknown key 'outcom'" in done.stderr
+    assert good not in done.stderr
+
+
+def test_a_missing_path_is_invalid(tmp_path):
+    done = cli(str(tmp_path / "nowhere.yaml"), "--offline")
+    assert done.returncode == 2 and "no such file" in done.stdout
+
+
+def test_without_a_choice_the_environment_decides(monkeypatch):
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "HF_TOKEN", "AGENT_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    make = model_factory(parse_args(["x.yaml"]))
+    first, second = make(), make()
+    assert first.offline and first is not second
+
+
+def test_model_and_base_url_make_an_openai_compatible_model(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    args = parse_args(["x.yaml", "--model", "qwen", "--base-url", "http://127.0.0.1:9/v1"])
+    model = model_factory(args)()
+    assert (model.name, model.base_url) == ("qwen", "http://127.0.0.1:9/v1")
+    assert model._api_key.get_secret_value() == "sk-test"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["x.yaml", "--offline", "--model", "m"], ["x.yaml", "--base-url", "http://h/v1"]],
+)
+def test_contradictory_options_are_refused(argv):
+    with pytest.raises(SystemExit) as caught:
+        parse_args(argv)
+    assert caught.value.code == 2
+
+
+def test_the_shipped_scenarios_pass_offline(tmp_path):
+    out = tmp_path / "shipped.json"
+    done = cli("scenarios/", "--offline", "--workers", "2", "--json", str(out), timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert len(data["scenarios"]) >= 40
+    used = {tool for s in data["scenarios"] for t in s["runs"][0]["turns"] for tool in t["tools"]}
+    assert used >= {
+        "image_info", "read_text", "zoom", "image_edit", "colors", "scan_code",
+        "calculator", "convert_units", "world_clock",
+    }  # fmt: skip
+    decisions = {t["decision"] for s in data["scenarios"] for t in s["runs"][0]["turns"]}
+    assert decisions >= {"tool", "ask", "no_tool", "end"}

@@ -1,0 +1,98 @@
+"""A slim machine without libGL.so.1: OpenCV (pulled in by the OCR engine) cannot load there.
+The app must still list and run every other tool, and text reading must say why it cannot run."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import png_bytes as png
+
+from tests.support.bounded import run_bounded
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
+LIBGL_ERROR = "libGL.so.1: cannot open shared object file: No such file or directory"
+UNAVAILABLE = "Text reading is unavailable on this server: the OCR engine could not load"
+
+
+class _NoLibGL:
+    """An import hook that fails OpenCV's import the way a machine without libGL does."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name == "cv2" or name.startswith("cv2."):
+            raise ImportError(LIBGL_ERROR, name=name)
+
+
+def without_libgl() -> dict[str, object]:
+    """Run in a fresh process: start the tools as app.py does, then ask the offline agent to
+    calculate, zoom, and read text; what a person would see each time."""
+    import asyncio
+
+    sys.meta_path.insert(0, _NoLibGL())
+    import app
+    from agent import Agent, Session
+    from agent.models import OfflineModel
+    from tools import default_tools
+
+    tools = default_tools()
+    app.warm_up(tools)
+
+    async def ask(text: str, images: tuple[Path, ...] = ()) -> str:
+        agent = Agent(OfflineModel(), tools)
+        events = [event async for event in agent.run(text, images, Session())]
+        failed = [e.text for e in events if e.type == "tool_result" and not e.ok]
+        return " | ".join([*failed, f"{events[-1].type}: {events[-1].text}"])
+
+    return {
+        "tools": sorted(tool.name for tool in tools),
+        "opencv_loaded": "cv2" in sys.modules,
+        "calculate": asyncio.run(ask("what is 6*7")),
+        "zoom": asyncio.run(ask("Zoom into the bottom right corner", (EXAMPLES / "label.png",))),
+        "scan": asyncio.run(ask("scan the QR code", (EXAMPLES / "sign.png",))),
+        "read": asyncio.run(ask("read the text in this picture", (EXAMPLES / "sign.png",))),
+    }
+
+
+@pytest.fixture(scope="module")
+def slim():
+    (outcome,) = run_bounded("tests.test_tools_without_opencv:without_libgl", [[]], seconds=120)
+    assert outcome.finished and outcome.result is not None, outcome
+    return eval(outcome.result)  # the repr of a dict of plain values
+
+
+def test_every_tool_is_still_listed(slim):
+    from tools import default_tools
+
+    assert slim["tools"] == sorted(tool.name for tool in default_tools())
+    assert "read_text" in slim["tools"] and not slim["opencv_loaded"]
+
+
+def test_other_tools_still_run(slim):
+    assert slim["calculate"] == "answer: 6*7 = 42"
+    assert slim["zoom"].startswith("answer: Zoomed into the bottom-right region"), slim["zoom"]
+    assert slim["scan"].startswith("answer: No QR code or barcode"), slim["scan"]
+
+
+def test_reading_text_says_why_it_cannot(slim):
+    assert f"{UNAVAILABLE} (libGL.so.1 missing)" in slim["read"], slim["read"]
+    assert "Traceback" not in slim["read"] and "failed (" not in slim["read"]
+
+
+def test_read_text_reports_a_missing_engine_package(monkeypatch, store):
+    from PIL import Image
+
+    from tools import read_text
+    from tools.base import ToolContext
+
+    monkeypatch.setitem(sys.modules, "rapidocr_onnxruntime", None)
+    monkeypatch.setattr(read_text, "_engine", None)
+    image_id = store.load(png(Image.new("RGB", (80, 40), "white"))).id
+    args = read_text.ReadText.Args.model_validate({"image_id": image_id})
+    with pytest.raises(read_text.OcrUnavailable) as caught:
+        read_text.ReadText().run(args, ToolContext(store))
+    message = str(caught.value)
+    assert message.startswith(UNAVAILABLE) and "rapidocr_onnxruntime" in message
+    assert message.count(". ") == 0 and message.endswith(".")
+    with pytest.raises(read_text.OcrUnavailable):
+        read_text.ReadText().warm_up()
