@@ -8,7 +8,6 @@ where something goes ("to km", "换成公里") or where it comes from ("from mil
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -38,6 +37,7 @@ _ENGLISH_TAIL = (
     r"ok(?:ay)?|time"
 )
 _CHINESE_TAIL = r"吧|的|啊|呀|哦|嘛|呢|就行|就好|就可以|即可|谢谢|谢啦|好了|时间|的时间|单位|的单位"
+_FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
 _EDGES = " \t\r\n,.;:!?。，、；：！？…~～\"'“”‘’「」『』()（）[]【】<>《》-"
 
 
@@ -47,8 +47,9 @@ class Reply(BaseModel):
 
 
 def normalise(text: str) -> str:
-    """Full-width letters, digits and punctuation as their plain forms; spaces collapsed."""
-    return " ".join(unicodedata.normalize("NFKC", text).split())
+    """Full-width letters, digits and punctuation as their plain forms; spaces collapsed.
+    Only those: NFKC would also turn "m³³³" into "m333", a different unit."""
+    return " ".join(text.translate(_FULL_WIDTH).split())
 
 
 def reply_value(text: str) -> Reply:
