@@ -70,9 +70,11 @@ _CN_NUMBER = r"(\d{1,6}|[一二两三四五六七八九十])"
 _CN_NOUN = r"(?:图片|图像|照片|相片|截图|图)"
 
 _ID = re.compile(r"\bimg[\s_#-]?(\d{1,6})\b")
+# "rotate the image 90 degrees": a number with a unit after it is not the image's.
+_NOT_A_POSITION = r"(?!\s*(?:°|degrees?\b|deg\b|x\b|times\b|%|px\b|pixels?\b|度|倍))"
 _NUMBERED = re.compile(
     r"\b(?:image|picture|pic|photo(?:graph)?|screenshot|upload|attachment)\s*"
-    rf"(?:#|no\.?\s*|number\s*)?(\d{{1,6}}|{'|'.join(_WORD_NUMBERS)})\b"
+    rf"(?:#|no\.?\s*|number\s*)?(\d{{1,6}}|{'|'.join(_WORD_NUMBERS)})\b{_NOT_A_POSITION}"
 )
 _ORDINAL = re.compile(
     rf"\b({'|'.join(sorted(_ORDINALS, key=len, reverse=True))}|\d{{1,6}}(?:st|nd|rd|th))\s+"
@@ -81,7 +83,7 @@ _ORDINAL = re.compile(
 _CN_FROM_END = re.compile(rf"倒数第\s*{_CN_NUMBER}\s*(?:张|幅|个)")
 _CN_ORDINAL = re.compile(rf"第\s*{_CN_NUMBER}\s*(?:张|幅|副|个(?=\s*{_CN_NOUN}))")
 _CN_LAST = re.compile(rf"最后(?:一|那)?\s*(?:张|幅|个(?=\s*{_CN_NOUN}))|最新的?(?:一张|那张|图)")
-_CN_NUMBERED = re.compile(rf"{_CN_NOUN}\s*{_CN_NUMBER}(?![\d张幅个])")
+_CN_NUMBERED = re.compile(rf"{_CN_NOUN}\s*{_CN_NUMBER}(?![\d张幅个度倍%])")
 _POINTER = re.compile(
     r"\b(?:this|that|the same|same|the above)\s+(?:\w+\s+)?"
     r"(?:image|picture|pic|photo(?:graph)?|screenshot|one)\b"
