@@ -115,10 +115,8 @@ def result(image: str | None, observation: str, language: str) -> str:
         kind, content = found[0]
         return words["code_one"].format(kind=code_kind(kind, language), image=image, text=content)
     if image and found:
-        lines = "\n".join(
-            f"{n}. {code_kind(kind, language)}: {content}"
-            for n, (kind, content) in enumerate(found, 1)
-        )
+        # Several codes are listed by the decoder's own names: QR Code, EAN-13, ...
+        lines = "\n".join(f"{n}. {kind}: {content}" for n, (kind, content) in enumerate(found, 1))
         return words["code_many"].format(n=len(found), image=image, lines=lines)
     read = text_lines(observation)
     if image and read:
