@@ -59,6 +59,12 @@ LATER = ImageIds(
         ("这张图", "img_1", "pointer"),
         ("那张照片", "img_1", "pointer"),
         ("read the text", "img_4", "newest"),
+        # A number with a unit after it is an angle or a factor, not an image.
+        ("Rotate the image 90 degrees", "img_4", "newest"),
+        ("rotate the picture 45°", "img_4", "newest"),
+        ("enlarge the picture 3 times", "img_4", "newest"),
+        ("把图片旋转90度", "img_4", "newest"),
+        ("rotate image 2 90 degrees", "img_2", "position"),
     ],
 )
 def test_resolves_the_image_meant(text, image_id, way):
