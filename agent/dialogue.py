@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+import typing
 from collections.abc import Mapping
 from typing import Any
 
@@ -79,8 +80,8 @@ def _by_norm(names: tuple[str, ...]) -> dict[str, str]:
 def fit_to_fields(
     params: dict[str, Any], fields: Mapping[str, Any], known: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
-    """Keys as the tool names them. A lone `input` (what a bare-string Action Input becomes)
-    goes to the one required field still empty, which is what the model meant by it."""
+    """Keys as the tool names them, and a lone `input` (what a bare-string Action Input or
+    `tool("...")` becomes) put where the model meant it (see `_input_field`)."""
     fitted: dict[str, Any] = {}
     loose = None
     for key, value in params.items():
@@ -92,14 +93,42 @@ def fit_to_fields(
         if name is not None:
             fitted[name] = value
     if "input" in params and "input" not in fields:
-        empty = [
-            name
-            for name, info in fields.items()
-            if info.is_required() and name not in fitted and name not in (known or {})
-        ]
-        if len(empty) == 1:
-            fitted[empty[0]] = params["input"]
+        target = _input_field(fields, fitted, known or {})
+        if target is not None:
+            value = params["input"]
+            if _takes_text(fields[target]) and _is_one_string_list(value):
+                value = value[0]
+            fitted[target] = value
     return fitted
+
+
+def _input_field(
+    fields: Mapping[str, Any], given: Mapping[str, Any], known: Mapping[str, Any]
+) -> str | None:
+    """The field a lone `input` fills: the one required field still empty; else the tool's
+    only required field, even if known (a bare value sent again corrects it); else, for a tool
+    with no required field, its only text field. None when it could be more than one."""
+    required = [name for name, info in fields.items() if info.is_required()]
+    open_fields = [name for name in required if name not in given]
+    empty = [name for name in open_fields if name not in known]
+    if len(empty) == 1:
+        return empty[0]
+    if len(required) == 1 and open_fields:
+        return required[0]
+    texts = [name for name, info in fields.items() if _takes_text(info) and name not in given]
+    return texts[0] if not required and len(texts) == 1 else None
+
+
+def _takes_text(info: Any) -> bool:
+    annotation = getattr(info, "annotation", None)
+    if annotation is str:
+        return True
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    return args == [str]
+
+
+def _is_one_string_list(value: Any) -> bool:
+    return isinstance(value, list) and len(value) == 1 and isinstance(value[0], str)
 
 
 def check(tool: Any, params: dict[str, Any]) -> Check:
@@ -147,3 +176,118 @@ def invalid_feedback(tool_name: str, invalid: dict[str, str], schema_hint: str =
         f"The arguments for {tool_name} are not valid ({problems}). "
         f"Fix them and call {tool_name} again.{schema_hint}"
     )
+
+
+# -- decisions: what the loop does with an action, decided without a model ----------------------
+
+
+class End(BaseModel):
+    """End the conversation with a goodbye."""
+
+    phrase: str
+
+
+class AskIntent(BaseModel):
+    """Ask the user what they want; any pending task is dropped."""
+
+    question: str
+
+
+class NoTool(BaseModel):
+    """No tool fits; the model answers from what it knows, or says it cannot."""
+
+    intent: str
+
+
+class UseTool(BaseModel):
+    """Fill the tool's arguments (asking the user for what is missing) and call it."""
+
+    tool: str
+    given: dict[str, Any] = Field(default_factory=dict)
+    question: str = ""
+
+
+class UnknownTool(BaseModel):
+    name: str
+
+
+ActionDecision = End | AskIntent | NoTool | UseTool | UnknownTool
+
+
+def decide_action(
+    name: str,
+    tool_input: dict[str, Any],
+    thought_data: Mapping[str, Any] | None,
+    *,
+    tools: Mapping[str, Any],
+    pending: str | None,
+    language: str,
+) -> ActionDecision:
+    """What an Action means: one of the four control actions of the task dialogue, or a tool."""
+    if name == "end_conversation":
+        return End(phrase=text_arg(tool_input, "end_phrase") or phrase(language, "end"))
+    if name == "ASK_USER_FOR_INTENT":
+        question = text_arg(tool_input, "question") or phrase(language, "ask_intent")
+        return AskIntent(question=question)
+    if name == "ASK_USER_FOR_REQUIRED_PARAMS":
+        question = text_arg(tool_input, "question")
+        target = str((thought_data or {}).get("tool_to_use_for_user") or "")
+        tool = target if target in tools else pending if pending in tools else None
+        if tool is None:
+            return AskIntent(question=question or phrase(language, "ask_intent"))
+        return UseTool(tool=tool, question=question)
+    if name == "TOOL_OTHER":
+        return NoTool(intent=text_arg(tool_input, "intent"))
+    if name in tools:
+        return UseTool(tool=name, given=tool_input)
+    return UnknownTool(name=name)
+
+
+class Retry(BaseModel):
+    """Tell the model its arguments are invalid; it may fix them (bounded)."""
+
+    feedback: str
+
+
+class Ask(BaseModel):
+    """Ask the user for the missing (or invalid) fields."""
+
+    missing: list[str]
+
+
+class GiveUp(BaseModel):
+    """Asked too often: set the task aside and say what is still missing."""
+
+    missing: list[str]
+
+
+class Call(BaseModel):
+    model_config = {"arbitrary_types_allowed": True}
+
+    args: Any
+    arguments: dict[str, Any]
+
+
+ArgumentDecision = Retry | Ask | GiveUp | Call
+
+
+def decide_arguments(tool: Any, task: PendingTask, checked: Check) -> ArgumentDecision:
+    """Whether the merged arguments go to the tool, back to the model, or to the user."""
+    if checked.invalid and task.invalid_retries < MAX_INVALID_RETRIES:
+        return Retry(feedback=invalid_feedback(tool.name, checked.invalid))
+    if not checked.ok:
+        missing = list(dict.fromkeys([*checked.missing, *checked.invalid]))
+        if task.questions >= MAX_QUESTIONS_PER_TASK:
+            return GiveUp(missing=missing)
+        return Ask(missing=missing)
+    return Call(
+        args=checked.args, arguments=checked.args.model_dump(mode="json", exclude_none=True)
+    )
+
+
+def text_arg(tool_input: Mapping[str, Any], key: str) -> str:
+    """A control action's one text argument, under its name or as the lone value given."""
+    value = tool_input.get(key)
+    if value is None and len(tool_input) == 1:
+        value = next(iter(tool_input.values()))
+    return str(value).strip() if value not in (None, "") else ""

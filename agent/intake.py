@@ -6,6 +6,7 @@ nothing but one sentence; the conversation and its task stay as they were.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -48,3 +49,19 @@ async def _ref(store: ImageStore, source: str | Path | bytes | ImageRef, max_sid
             return store.get(source.id)
         source = source.path
     return await store.load_async(source, max_side=max_side)
+
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_LATIN = re.compile(r"[A-Za-z]{3,}")
+
+
+def turn_language(text: str, default: str, previous: str | None = None) -> str:
+    """The conversation's language: Chinese if the user writes Chinese, English if English.
+    A short reply in Latin letters ("km", "Tokyo") keeps the language the conversation had."""
+    if _CJK.search(text):
+        return "zh"
+    if previous and len(text.split()) <= 2:
+        return previous
+    if _LATIN.search(text):
+        return "en"
+    return previous or default

@@ -8,7 +8,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from .dialogue import PendingTask
 from .images import ImageRef, ImageStore
+from .models.base import ModelRequest, StepHint
 from .session import Session
 
 Detail = Literal["auto", "low", "high"]
@@ -20,11 +22,18 @@ HISTORY_TURN_LIMIT = 20
 
 
 class StepRecord(BaseModel):
-    """One finished step of this turn, as it is replayed to the model."""
+    """One finished step of this turn, as it is replayed to the model.
+
+    `kind` says what wrote the observation: a tool (`ok` says whether it succeeded), the
+    agent's finding that no tool fits, or the agent's feedback on an unusable step.
+    """
 
     text: str
     observation: str
     image_ids: list[str] = Field(default_factory=list)
+    kind: Literal["tool", "no_tool", "feedback"] = "tool"
+    ok: bool = True
+    tool: str = ""
 
 
 def action_text(
@@ -118,3 +127,37 @@ def prompt_messages(
         user_message(prompt, refs, detail),
         *step_messages(steps, session.images, detail),
     ]
+
+
+def model_request(
+    messages: list[dict[str, Any]],
+    *,
+    steps: Sequence[StepRecord],
+    question: str,
+    tools: Sequence[Any],
+    image_ids: list[str],
+    task: PendingTask | None,
+    language: str,
+    style: str,
+    temperature: float,
+    purpose: Literal["step", "final"] = "step",
+) -> ModelRequest:
+    """One model call: the messages, and the same turn as data for models that read no prose."""
+    return ModelRequest(
+        messages=messages,
+        temperature=temperature,
+        purpose=purpose,
+        question=question,
+        tools=tools,
+        image_ids=image_ids,
+        observations=[s.observation for s in steps],
+        observation_images=[s.image_ids for s in steps],
+        results=[
+            StepHint(text=s.observation, kind=s.kind, ok=s.ok, tool=s.tool, image_ids=s.image_ids)
+            for s in steps
+        ],
+        pending_tool=task.tool if task else None,
+        known=dict(task.known) if task else {},
+        language=language,
+        style=style,
+    )

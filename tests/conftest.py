@@ -11,7 +11,7 @@ from PIL import Image
 from pydantic import Field
 
 from agent.images import ImageStore
-from tools.base import StrictArgs, Tool, ToolContext, ToolResult
+from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult
 
 
 class EchoArgs(StrictArgs):
@@ -99,16 +99,25 @@ class Crop(Tool):
 
 class Boom(Tool):
     name = "boom"
-    description = "Always fails."
+    description = "Always fails, as a bug would."
     Args = EchoArgs
 
     def run(self, args, ctx):
         raise RuntimeError("kaput")
 
 
+class Refuse(Tool):
+    name = "refuse"
+    description = "Always refuses its input, as a tool does with arguments it cannot use."
+    Args = EchoArgs
+
+    def run(self, args, ctx):
+        raise ToolInputError(f"cannot use {args.text!r}; give a word instead")
+
+
 @pytest.fixture
 def test_tools():
-    return [Echo(), BookTrip(), Slow(), Crop(), Boom()]
+    return [Echo(), BookTrip(), Slow(), Crop(), Boom(), Refuse()]
 
 
 def png_bytes(image: Image.Image) -> bytes:

@@ -3,7 +3,7 @@
 Each case: (id, reply, expected fields of the Step). `TOOLS` is the tool list given to the parser.
 """
 
-TOOLS = ["calculator", "image_info", "zoom", "ocr", "ASK_USER_FOR_REQUIRED_PARAMS"]
+TOOLS = ["calculator", "image_info", "zoom", "ocr", "ASK_USER_FOR_REQUIRED_PARAMS", "search"]
 
 FENCE = "```"
 
@@ -252,9 +252,9 @@ CASES: list[tuple[str, str, dict]] = [
         {"kind": "action", "tool": "zoom", "tool_input": {"image_id": "img_1"}, "answer": None},
     ),
     (
-        "action-then-guessed-answer",
+        "action-then-concluded-answer",
         'Action: calculator\nAction Input: {"expression": "9*9"}\nAnswer: 81',
-        {"kind": "action", "tool": "calculator", "tool_input": {"expression": "9*9"}},
+        {"kind": "answer", "answer": "81", "tool": None},
     ),
     (
         "answer-before-action",
@@ -483,6 +483,362 @@ CASES += [
     ),
 ]
 
+# Classes that real replies (issue threads, Chinese-language agents) showed being misread.
+CASES += [
+    # The server stopped inside the stop word `Observation:`; the cut-off label is no argument.
+    (
+        "cut-stop-obs-after-json",
+        'Thought: I need the size.\nAction: image_info\nAction Input: {"image_id": "img_1"}\nObs',
+        {"kind": "action", "tool": "image_info", "tool_input": {"image_id": "img_1"}},
+    ),
+    (
+        "cut-stop-observat-after-bare-string",
+        "Action: calculator\nAction Input: 12*7\nObservat",
+        {"kind": "action", "tool": "calculator", "tool_input": {"input": "12*7"}},
+    ),
+    (
+        "cut-stop-observation-without-colon",
+        "Thought: zoom in\nAction: zoom\nAction Input: img_2\nObservation",
+        {"kind": "action", "tool": "zoom", "tool_input": {"input": "img_2"}},
+    ),
+    (
+        "cut-stop-chinese-labels",
+        '思考：需要读取图片中的文字\n行动：ocr\n行动输入：{"image_id": "img_1"}\n观察',
+        {
+            "kind": "action",
+            "tool": "ocr",
+            "tool_input": {"image_id": "img_1"},
+            "thought": "需要读取图片中的文字",
+        },
+    ),
+    (
+        "cut-stop-chinese-after-bare-string",
+        "Thought: 计算一下\nAction: calculator\nAction Input: 3*(4+5)\n观",
+        {"kind": "action", "tool": "calculator", "tool_input": {"input": "3*(4+5)"}},
+    ),
+    (
+        "cut-stop-bold",
+        "**Thought:** read it\n**Action:** ocr\n**Action Input:** img_3\n**Obs",
+        {"kind": "action", "tool": "ocr", "tool_input": {"input": "img_3"}},
+    ),
+    (
+        "cut-stop-after-call-syntax",
+        'Action: calculator("2**10")\nObserv',
+        {"kind": "action", "tool": "calculator", "tool_input": {"input": "2**10"}},
+    ),
+    (
+        "cut-stop-after-answer",
+        "Thought: done\nAnswer: The total is 12.\nObs",
+        {"kind": "answer", "answer": "The total is 12."},
+    ),
+    # Labels written without colons.
+    (
+        "colonless-labels",
+        'Thought I need to add them\nAction calculator\nAction Input {"expression": "2+3"}',
+        {
+            "kind": "action",
+            "tool": "calculator",
+            "tool_input": {"expression": "2+3"},
+            "thought": "I need to add them",
+        },
+    ),
+    (
+        "colonless-action-with-colon-input",
+        'Action zoom\nAction Input: {"image_id": "img_1"}',
+        {"kind": "action", "tool": "zoom", "tool_input": {"image_id": "img_1"}},
+    ),
+    (
+        "colonless-input-after-colon-action",
+        'Thought: read the sign\nAction: ocr\nAction Input {"image_id": "img_2"}',
+        {"kind": "action", "tool": "ocr", "tool_input": {"image_id": "img_2"}},
+    ),
+    (
+        "colonless-bold-labels",
+        '**Thought** zoom in\n**Action** zoom\n**Action Input** {"image_id": "img_1", "factor": 2}',
+        {"kind": "action", "tool": "zoom", "tool_input": {"image_id": "img_1", "factor": 2}},
+    ),
+    (
+        "colonless-known-tool-without-input",
+        "Thought The image size is needed\nAction image_info",
+        {"kind": "action", "tool": "image_info", "tool_input": {}},
+    ),
+    (
+        "colonless-chinese-thought",
+        'Thought 用户想知道图片尺寸\nAction image_info\nAction Input {"image_id": "img_1"}',
+        {
+            "kind": "action",
+            "tool": "image_info",
+            "tool_input": {"image_id": "img_1"},
+            "thought": "用户想知道图片尺寸",
+        },
+    ),
+    (
+        "colonless-final-answer",
+        "Thought I know it now\nFinal Answer The bus is red.",
+        {"kind": "answer", "answer": "The bus is red.", "thought": "I know it now"},
+    ),
+    (
+        "colonless-word-in-prose-stays-prose",
+        "Action movies are my favourite.\nThought provoking ones most of all.",
+        {
+            "kind": "answer",
+            "answer": "Action movies are my favourite.\nThought provoking ones most of all.",
+        },
+    ),
+    # The Action line is a sentence: the one known tool it names is the tool.
+    (
+        "prose-action-names-one-tool",
+        "Thought: I should look closer.\n"
+        "Action: Zoom into the top left of the image using the zoom tool\n"
+        'Action Input: {"image_id": "img_1", "region": "top_left"}',
+        {
+            "kind": "action",
+            "tool": "zoom",
+            "tool_input": {"image_id": "img_1", "region": "top_left"},
+        },
+    ),
+    (
+        "prose-action-tool-name-with-spaces",
+        "Action: I will use the image info tool to get the size\n"
+        'Action Input: {"image_id": "img_1"}',
+        {"kind": "action", "tool": "image_info", "tool_input": {"image_id": "img_1"}},
+    ),
+    (
+        "prose-action-chinese",
+        "Thought: 需要计算\nAction: 使用 calculator 工具计算结果\n"
+        'Action Input: {"expression": "6*7"}',
+        {"kind": "action", "tool": "calculator", "tool_input": {"expression": "6*7"}},
+    ),
+    (
+        "prose-action-bold",
+        '**Action:** Use the **ocr** tool on img_1\n**Action Input:** {"image_id": "img_1"}',
+        {"kind": "action", "tool": "ocr", "tool_input": {"image_id": "img_1"}},
+    ),
+    # A JSON action blob without an Action label or a code fence.
+    (
+        "json-blob-after-thought",
+        'Thought: I need to compute this.\n{"action": "calculator", "action_input": '
+        '{"expression": "12/4"}}',
+        {
+            "kind": "action",
+            "tool": "calculator",
+            "tool_input": {"expression": "12/4"},
+            "thought": "I need to compute this.",
+        },
+    ),
+    (
+        "json-blob-markdown-escaped-keys",
+        'Thought: read the text\n{"action": "ocr", "action\\_input": {"image\\_id": "img\\_1"}}',
+        {"kind": "action", "tool": "ocr", "tool_input": {"image_id": "img_1"}},
+    ),
+    (
+        "json-blob-name-arguments-after-prose",
+        'I will check the size first.\n{"name": "image_info", "arguments": {"image_id": "img_2"}}',
+        {
+            "kind": "action",
+            "tool": "image_info",
+            "tool_input": {"image_id": "img_2"},
+            "thought": "I will check the size first.",
+        },
+    ),
+    (
+        "json-blob-chinese-thought",
+        "思考：用户想放大图片\n"
+        '{"action": "zoom", "action_input": {"image_id": "img_1", "factor": 2}}',
+        {
+            "kind": "action",
+            "tool": "zoom",
+            "tool_input": {"image_id": "img_1", "factor": 2},
+            "thought": "用户想放大图片",
+        },
+    ),
+    (
+        "json-blob-python-repr",
+        "Thought: size\n{'action': 'image_info', 'action_input': {'image_id': 'img_1'}}",
+        {"kind": "action", "tool": "image_info", "tool_input": {"image_id": "img_1"}},
+    ),
+    (
+        "json-blob-string-input",
+        '{"action": "calculator", "action_input": "2**8"}',
+        {"kind": "action", "tool": "calculator", "tool_input": {"input": "2**8"}},
+    ),
+    (
+        "json-blob-openai-function-shape",
+        '{"function": {"name": "zoom", "arguments": "{\\"image_id\\": \\"img_1\\"}"}}',
+        {"kind": "action", "tool": "zoom", "tool_input": {"image_id": "img_1"}},
+    ),
+    (
+        "fenced-json-action-with-string-input",
+        f'Action:\n{FENCE}json\n{{"action": "calculator", "action_input": "7*6"}}\n{FENCE}',
+        {"kind": "action", "tool": "calculator", "tool_input": {"input": "7*6"}},
+    ),
+    (
+        "json-in-a-prose-answer-stays-the-answer",
+        'The file holds:\n{"name": "Alice", "arguments": ["x"]}',
+        {"kind": "answer", "answer": 'The file holds:\n{"name": "Alice", "arguments": ["x"]}'},
+    ),
+    # The final answer written as a call.
+    (
+        "finish-call",
+        'Thought: I have it.\nfinish(answer="The sign says STOP.")',
+        {"kind": "answer", "answer": "The sign says STOP.", "thought": "I have it."},
+    ),
+    (
+        "final-answer-call-alone",
+        'final_answer("There are three cats.")',
+        {"kind": "answer", "answer": "There are three cats."},
+    ),
+    (
+        "final-answer-call-in-action",
+        'Thought: done\nAction: final_answer(answer="42")',
+        {"kind": "answer", "answer": "42"},
+    ),
+    (
+        "final-answer-call-in-code-block",
+        f'Thought: I know the answer.\nCode:\n{FENCE}py\nfinal_answer("Paris")\n{FENCE}<end_code>',
+        {"kind": "answer", "answer": "Paris"},
+    ),
+    (
+        "final-answer-json-blob-after-thought",
+        'Thought: done\n{"action": "Final Answer", "action_input": "A red bus."}',
+        {"kind": "answer", "answer": "A red bus.", "thought": "done"},
+    ),
+    (
+        "final-answer-json-chinese",
+        '{"action": "最终答案", "action_input": "图中有两只猫。"}',
+        {"kind": "answer", "answer": "图中有两只猫。"},
+    ),
+    (
+        "finish-in-square-brackets",
+        "Thought: The answer is Paris.\nAction: Finish[Paris]",
+        {"kind": "answer", "answer": "Paris"},
+    ),
+    # Several calls without labels: the first whole call, never glued to the next.
+    (
+        "two-calls-take-the-first",
+        'zoom(image_id="img_1", factor=2)\nocr(image_id="img_2")',
+        {"kind": "action", "tool": "zoom", "tool_input": {"image_id": "img_1", "factor": 2}},
+    ),
+    (
+        "two-calls-after-a-thought",
+        'Thought: first the size, then the text\nimage_info("img_1")\nocr("img_1")',
+        {
+            "kind": "action",
+            "tool": "image_info",
+            "tool_input": {"input": "img_1"},
+            "thought": "first the size, then the text",
+        },
+    ),
+    (
+        "two-calls-in-the-action",
+        'Action: ocr(image_id="img_1")\nzoom(image_id="img_1")',
+        {"kind": "action", "tool": "ocr", "tool_input": {"image_id": "img_1"}},
+    ),
+    (
+        "two-calls-on-one-line",
+        'calculator("2+2"); calculator("3+3")',
+        {"kind": "action", "tool": "calculator", "tool_input": {"input": "2+2"}},
+    ),
+    (
+        "two-calls-in-a-code-block",
+        f'{FENCE}python\nzoom(image_id="img_1")\nocr(image_id="img_1")\n{FENCE}',
+        {"kind": "action", "tool": "zoom", "tool_input": {"image_id": "img_1"}},
+    ),
+    (
+        "two-calls-chinese-preamble",
+        '我先读取文字，再放大。\nocr("img_1")\nzoom("img_1")',
+        {
+            "kind": "action",
+            "tool": "ocr",
+            "tool_input": {"input": "img_1"},
+            "thought": "我先读取文字，再放大。",
+        },
+    ),
+    # One quoted argument in brackets is the text, not a list.
+    (
+        "call-one-string-list",
+        'Action: calculator(["2+2"])',
+        {"kind": "action", "tool": "calculator", "tool_input": {"input": "2+2"}},
+    ),
+    (
+        "call-single-quoted-string",
+        "Thought: read it\nAction: ocr('img_1')",
+        {"kind": "action", "tool": "ocr", "tool_input": {"input": "img_1"}},
+    ),
+    (
+        "call-one-string-list-without-label",
+        'zoom(["img_3"])',
+        {"kind": "action", "tool": "zoom", "tool_input": {"input": "img_3"}},
+    ),
+    (
+        "call-chinese-string",
+        "Action: calculator('三加四')",
+        {"kind": "action", "tool": "calculator", "tool_input": {"input": "三加四"}},
+    ),
+    (
+        "call-square-brackets",
+        "Thought: multiply\nAction: calculator[17*23]",
+        {"kind": "action", "tool": "calculator", "tool_input": {"input": "17*23"}},
+    ),
+    (
+        "input-with-a-type-field-is-not-a-schema",
+        'Action: search\nAction Input: {"query": "cats", "type": "string"}',
+        {"kind": "action", "tool": "search", "tool_input": {"query": "cats", "type": "string"}},
+    ),
+    # An answer and an action in one reply: what the model concluded (see agent/parser.py).
+    (
+        "answer-after-the-call-chinese",
+        'Thought: 需要计算\nAction: calculator\nAction Input: {"expression": "6*7"}\n'
+        "Thought: 我现在知道答案了\nFinal Answer: 6乘7等于42。",
+        {"kind": "answer", "answer": "6乘7等于42。", "thought": "我现在知道答案了"},
+    ),
+    (
+        "answer-after-the-call-bold",
+        '**Thought:** zoom first\n**Action:** zoom\n**Action Input:** {"image_id": "img_1"}\n'
+        "**Answer:** The sign says STOP.",
+        {"kind": "answer", "answer": "The sign says STOP."},
+    ),
+    (
+        "placeholder-answer-before-the-action",
+        "Thought: I need the text.\nAnswer: I will read the text first.\nAction: ocr\n"
+        'Action Input: {"image_id": "img_1"}',
+        {
+            "kind": "action",
+            "tool": "ocr",
+            "tool_input": {"image_id": "img_1"},
+            "thought": "I need the text.",
+        },
+    ),
+    (
+        "placeholder-answer-after-the-action",
+        'Action: zoom\nAction Input: {"image_id": "img_1"}\nAnswer: Let me zoom in and check.',
+        {"kind": "action", "tool": "zoom", "tool_input": {"image_id": "img_1"}},
+    ),
+    (
+        "placeholder-answer-chinese",
+        "Thought: 需要识别文字\nAnswer: 我将使用 ocr 工具读取文字。\nAction: ocr\n"
+        'Action Input: {"image_id": "img_1"}',
+        {"kind": "action", "tool": "ocr", "tool_input": {"image_id": "img_1"}},
+    ),
+    (
+        "placeholder-words-alone-are-the-answer",
+        "Thought: all done\nAnswer: Let me know if you need anything else.",
+        {"kind": "answer", "answer": "Let me know if you need anything else."},
+    ),
+    (
+        "answer-after-a-second-call-is-dropped",
+        'Action: zoom\nAction Input: {"image_id": "img_1"}\nAction: ocr\n'
+        'Action Input: {"image_id": "img_1"}\nAnswer: It says hi.',
+        {"kind": "action", "tool": "zoom", "tool_input": {"image_id": "img_1"}},
+    ),
+    (
+        "answer-after-a-made-up-observation-chinese",
+        '行动：ocr\n行动输入：{"image_id": "img_1"}\n'
+        "观察：图片上写着“你好”\n最终答案：图片上写着“你好”。",
+        {"kind": "action", "tool": "ocr", "tool_input": {"image_id": "img_1"}, "answer": None},
+    ),
+]
+
 # Replies with no usable step, and a word the retry message must carry about why.
 ERRORS: list[tuple[str, str, str]] = [
     ("empty", "", "empty"),
@@ -493,4 +849,54 @@ ERRORS: list[tuple[str, str, str]] = [
     ("input-without-action", 'Action Input: {"image_id": "img_1"}', "no Action line"),
     ("empty-answer", "Thought: done\nAnswer:   ", "Answer is empty"),
     ("only-observation", "Observation: something happened", "no Action or Answer"),
+    ("prose-action-names-no-tool", "Action: Look it up on the internet", "naming no known tool"),
+    ("prose-action-names-two-tools", "Action: First zoom in, then run ocr", "several tools"),
+    (
+        "json-schema-echoed",
+        'Action: search\nAction Input: {"type": "object", "properties": {"query": {"type": '
+        '"string", "description": "What to look for"}}, "required": ["query"]}',
+        "parameter schema",
+    ),
+    (
+        "python-repr-schema-echoed",
+        "Thought: x\nAction: zoom\nAction Input: {'type': 'object', 'properties': {'image_id': "
+        "{'type': 'string'}}}",
+        "parameter schema",
+    ),
+    (
+        "property-schema-echoed",
+        'Action: search\nAction Input: {"query": {"type": "string", "description": "the query"}}',
+        "parameter schema",
+    ),
+    (
+        "property-schema-echoed-chinese",
+        '行动：search\n行动输入：{"query": {"type": "string", "description": "搜索的关键词"}}',
+        "parameter schema",
+    ),
+    (
+        "schema-echoed-in-a-json-call",
+        '{"name": "zoom", "parameters": {"type": "object", "properties": {"image_id": '
+        '{"type": "string"}}, "required": ["image_id"]}}',
+        "parameter schema",
+    ),
+    (
+        "schema-echoed-in-a-fence",
+        f'Action: ocr\nAction Input:\n{FENCE}json\n{{"image_id": {{"type": "string", '
+        f'"description": "Which image"}}}}\n{FENCE}',
+        "parameter schema",
+    ),
+    ("action-input-empty", "Thought: x\nAction: zoom\nAction Input:", "Action Input is empty"),
+    ("action-input-empty-then-cut-stop", "Action: ocr\nAction Input: \nObserv", "is empty"),
+    ("action-input-empty-fence", f"Action: zoom\nAction Input: {FENCE}json\n{FENCE}", "is empty"),
+    ("argument-only-equals", "Action: calculator\nAction Input: =", "no value"),
+    ("keyword-without-value-in-call", "Action: zoom(image_id=)", "no value"),
+    ("keyword-without-value-input", "Action: ocr\nAction Input: image_id=", "no value"),
+    ("tool-name-cut-off", "Thought: I need the size\nAction: image_in", "cut off"),
+    ("tool-name-cut-off-chinese", "思考：需要计算\n行动：calcul", "cut off"),
+    (
+        "code-in-the-action-slot",
+        f"Action:\n{FENCE}python\nimport math\nprint(math.sqrt(2))\n{FENCE}",
+        "code",
+    ),
+    ("assignment-in-the-action-slot", 'Action: result = calculator("2+2")', "code"),
 ]

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import collect
+from conftest import EchoArgs, TripArgs, collect
+from pydantic import BaseModel
 
 from agent import Agent, Session
+from agent.dialogue import fit_to_fields
 from agent.models import ScriptedModel
 
 STYLES = ["react", "plugin-task"]
@@ -250,7 +252,7 @@ async def test_a_failed_tool_goes_back_to_the_model_in_both_styles(test_tools):
     for style in STYLES:
         model = ScriptedModel(
             [
-                action(style, "boom", {"text": "a"}),
+                action(style, "refuse", {"text": "a"}),
                 action(style, "echo", {"text": "fixed"}),
                 final_for(style, "echo: fixed"),
             ]
@@ -258,5 +260,35 @@ async def test_a_failed_tool_goes_back_to_the_model_in_both_styles(test_tools):
         events = await collect(Agent(model, test_tools, style=style), "try it")
         results = [e for e in events if e.type == "tool_result"]
         assert [r.ok for r in results] == [False, True]
-        assert "kaput" in json.dumps(model.requests[1].messages)
+        assert "give a word instead" in json.dumps(model.requests[1].messages)
         assert events[-1].text == "echo: fixed"
+
+
+class _Search(BaseModel):
+    query: str = ""
+    limit: int = 5
+
+
+@pytest.mark.parametrize(
+    ("args", "fields", "known", "expected"),
+    [
+        ({"input": "hi"}, EchoArgs.model_fields, {}, {"text": "hi"}),
+        ({"input": ["hi"]}, EchoArgs.model_fields, {}, {"text": "hi"}),
+        # A bare value sent again (after an invalid one) corrects the only required field.
+        ({"input": "2+2"}, EchoArgs.model_fields, {"text": "2+"}, {"text": "2+2"}),
+        ({"input": "2026-12-24"}, TripArgs.model_fields, {"city": "Rome"}, {"date": "2026-12-24"}),
+        # Two required fields empty: which one the model meant is unknown, so neither.
+        ({"input": "Rome"}, TripArgs.model_fields, {}, {}),
+        ({"input": ["cats"]}, _Search.model_fields, {}, {"query": "cats"}),
+        ({"input": ["a", "b"]}, EchoArgs.model_fields, {}, {"text": ["a", "b"]}),
+    ],
+)
+def test_a_lone_input_fills_the_field_the_model_meant(args, fields, known, expected):
+    assert fit_to_fields(args, fields, known) == expected
+
+
+async def test_a_call_with_one_bracketed_string_fills_the_text_field(test_tools):
+    for reply in ['Thought: x\nAction: echo(["hello there"])', "Action: echo('hello there')"]:
+        model = ScriptedModel([reply, "Answer: ok"])
+        events = await collect(Agent(model, test_tools), "echo hello there")
+        assert next(e for e in events if e.type == "tool_call").arguments == {"text": "hello there"}

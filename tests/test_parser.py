@@ -188,8 +188,16 @@ def test_stream_drops_an_unmatched_closing_bold_at_the_end() -> None:
 
 def test_stream_stops_at_the_next_label_and_after_an_action() -> None:
     assert stream("Answer: 4\nAction: calculator\nAction Input: {}", 1) == "4"
-    assert stream('Action: zoom\nAction Input: {"a": 1}\nAnswer: guessed', 1) == ""
+    made_up = 'Action: zoom\nAction Input: {"a": 1}\nObservation: made up\nAnswer: guessed'
+    assert stream(made_up, 1) == ""
+    assert stream('Action: zoom\nAction Input: {"a": 1}\nAction: ocr\nAnswer: guessed', 1) == ""
     assert stream("Thought: no answer yet", 1) == ""
+
+
+def test_stream_forwards_an_answer_concluded_after_the_call() -> None:
+    reply = 'Action: zoom\nAction Input: {"a": 1}\nThought: I know it\nAnswer: A cat.'
+    assert [stream(reply, size) for size in SIZES] == ["A cat."] * 4
+    assert parse_step(reply, TOOLS).answer == "A cat."
 
 
 def test_stream_never_leaks_the_thought_or_the_label() -> None:
@@ -210,7 +218,9 @@ def test_stream_releases_a_held_line_at_the_end() -> None:
 
 
 def test_stream_sees_a_bold_action_label_in_any_chunking() -> None:
-    reply = "**ACTION**: zoom\nANSWER: 0"
+    reply = "**ACTION**: zoom\nOBSERVATION: 1\nANSWER: 0"
+    assert [stream(reply, size) for size in SIZES] == ["", "", "", ""]
+    reply = "**ACTION**: zoom\nANSWER: I will zoom in first."
     assert [stream(reply, size) for size in SIZES] == ["", "", "", ""]
 
 

@@ -78,14 +78,28 @@ async def test_unknown_tool_becomes_an_observation(test_tools):
     assert "no tool named 'teleport'" in observation and "echo" in observation
 
 
-async def test_tool_exception_becomes_an_observation(test_tools):
+async def test_a_tool_input_error_becomes_an_observation(test_tools):
     model = ScriptedModel(
-        ['Thought: x\nAction: boom\nAction Input: {"text": "a"}', "Thought: ok\nAnswer: it broke"]
+        ['Thought: x\nAction: refuse\nAction Input: {"text": "a"}', "Thought: ok\nAnswer: no"]
+    )
+    events = await collect(Agent(model, test_tools), "refuse")
+    result = next(e for e in events if e.type == "tool_result")
+    assert not result.ok and "give a word instead" in result.text
+    assert "give a word instead" in model.requests[1].messages[-1]["content"]
+    assert events[-1].type == "answer"
+
+
+async def test_a_tool_bug_ends_the_turn_instead_of_blaming_the_model(test_tools, caplog):
+    model = ScriptedModel(
+        ['Thought: x\nAction: boom\nAction Input: {"text": "a"}', "Thought: ok\nAnswer: never"]
     )
     events = await collect(Agent(model, test_tools), "boom")
     result = next(e for e in events if e.type == "tool_result")
-    assert not result.ok and "kaput" in result.text
-    assert events[-1].type == "answer"
+    assert not result.ok and "kaput" not in result.text
+    assert events[-1].type == "error" and events[-1].kind == "internal"
+    assert "boom" in events[-1].message and "kaput" not in events[-1].message
+    assert model.calls == 1
+    assert "kaput" in caplog.text  # the details are in the log
 
 
 async def test_tool_timeout_is_enforced(test_tools):

@@ -56,7 +56,10 @@ def without_libgl() -> dict[str, object]:
 
 @pytest.fixture(scope="module")
 def slim():
-    (outcome,) = run_bounded("tests.test_tools_without_opencv:without_libgl", [[]], seconds=120)
+    # Room for the agent's worker threads: each reserves its stack in the address space.
+    (outcome,) = run_bounded(
+        "tests.test_tools_without_opencv:without_libgl", [[]], seconds=120, memory_mb=4096
+    )
     assert outcome.finished and outcome.result is not None, outcome
     return eval(outcome.result)  # the repr of a dict of plain values
 

@@ -123,6 +123,9 @@ class Tool:
     triggers: ClassVar[Sequence[str]] = ()
     timeout: ClassVar[float] = 30.0
     uses_images: ClassVar[bool] = False
+    # A synchronous tool whose work is small and bounded runs on the event loop itself: for it
+    # the hop to a worker thread costs more than the work.
+    quick: ClassVar[bool] = False
     # Tools that prepare an image for others (zoom, edit) run first when several fit: stage 0.
     stage: ClassVar[int] = 1
 

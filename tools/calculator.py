@@ -316,6 +316,7 @@ def find_expression(text: str) -> str | None:
 
 class Calculator(Tool):
     name = "calculator"
+    quick = True
     description = (
         "Evaluate arithmetic exactly: + - * / ** %, percentages (15% of 80, 80 + 15%), and "
         "sqrt, sin, cos, tan (radians), log, log10, exp, abs, round, floor, ceil, factorial, pi, e."

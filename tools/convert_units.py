@@ -228,6 +228,7 @@ _COMMON_UNITS = (
 
 class ConvertUnits(Tool):
     name = "convert_units"
+    quick = True
     description = (
         "Convert a quantity between units (length, mass, temperature, volume, area, speed, "
         "time, energy, data size). All three arguments are required."

@@ -201,6 +201,7 @@ _IN_PLACE = re.compile(r"\b(?:in|at|for)\s+([A-Z][a-zA-Z]+(?:\s+[A-Z][a-zA-Z]+)?
 
 class WorldClock(Tool):
     name = "world_clock"
+    quick = True
     description = (
         "The current local date and time in a city or IANA time zone, with its UTC offset."
     )

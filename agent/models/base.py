@@ -19,6 +19,16 @@ class ModelError(Exception):
         self.kind = kind
 
 
+class StepHint(BaseModel):
+    """A finished step of this turn as data: what the offline model reads instead of prose."""
+
+    text: str
+    kind: Literal["tool", "no_tool", "feedback"] = "tool"
+    ok: bool = True
+    tool: str = ""
+    image_ids: list[str] = Field(default_factory=list)
+
+
 class ModelRequest(BaseModel):
     """Everything a model is given for one call.
 
@@ -40,6 +50,8 @@ class ModelRequest(BaseModel):
     observations: list[str] = Field(default_factory=list)
     # Ids of the images each observation brought (a zoom's crop, an edit's result).
     observation_images: list[list[str]] = Field(default_factory=list)
+    # The same steps as data: who wrote each observation and whether it succeeded.
+    results: list[StepHint] = Field(default_factory=list)
     pending_tool: str | None = None
     known: dict[str, Any] = Field(default_factory=dict)
     language: str = "en"

@@ -1,0 +1,270 @@
+"""What the loop does with an action: control actions, filling a task's arguments across
+turns (asking the user for what is missing), calling the tool, and the plugin-task style's
+final answer. Each returns the turn's terminal event, or None when the loop goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import re
+import uuid
+from typing import Any
+
+from tools.base import Tool, ToolContext
+
+from . import dialogue, prompts
+from .dialogue import PendingTask
+from .events import (
+    AnswerDeltaEvent,
+    AnswerEvent,
+    AskUserEvent,
+    ErrorEvent,
+    ModelDeltaEvent,
+    StepRetryEvent,
+    TaskStateEvent,
+    ToolCallEvent,
+    ToolProgressEvent,
+)
+from .messages import action_text
+from .offload import Overdue, run_quick
+from .parser import Step
+from .tool_run import ToolCrashed, run_call, timeout_for
+from .turn import Terminal, TurnState, image_info
+
+log = logging.getLogger(__name__)
+
+MAX_REPEATS = 2
+
+
+async def act(turn: TurnState, step: Step, step_no: int) -> Terminal | None:
+    task = turn.session.task
+    decision = dialogue.decide_action(
+        step.tool or "",
+        step.tool_input,
+        step.thought_data,
+        tools=turn.agent.tool_by_name,
+        pending=task.tool if task else None,
+        language=turn.language,
+    )
+    match decision:
+        case dialogue.End(phrase=phrase):
+            if task:
+                turn.emit(TaskStateEvent(tool=task.tool, status="ended"))
+            turn.session.task = None
+            return AnswerEvent(text=phrase, ended=True)
+        case dialogue.AskIntent(question=question):
+            turn.session.task = None
+            return AskUserEvent(question=question)
+        case dialogue.NoTool(intent=intent):
+            turn.session.task = None
+            observation = (
+                f"No tool fits this request (intent: {intent or 'unknown'}). Answer "
+                "directly from your own knowledge and the images if you can; otherwise say "
+                "plainly that you cannot answer."
+            )
+            turn.record(turn.replay(step), observation, kind="no_tool")
+            if turn.agent.style.final_answer_call:
+                return await final_answer(turn, turn.text)
+            return None
+        case dialogue.UnknownTool(name=name):
+            names = ", ".join(turn.known_names())
+            turn.emit(StepRetryEvent(step=step_no, reason=f"unknown tool {name!r}"))
+            observation = f"There is no tool named {name!r}. Use one of: {names}."
+            turn.record(turn.replay(step), observation, kind="feedback", ok=False)
+            return None
+        case dialogue.UseTool(tool=name, given=given, question=question):
+            tool = turn.agent.tool_by_name[name]
+            return await use_tool(turn, tool, given, step, step_no, question)
+
+
+async def use_tool(
+    turn: TurnState, tool: Tool, given: dict[str, Any], step: Step, step_no: int, question: str
+) -> Terminal | None:
+    """Merge what is known, then tell the model, ask the user, or call the tool."""
+    task = task_for(turn, tool)
+    thought_params = (step.thought_data or {}).get("known_params")
+    fields = tool.Args.model_fields
+    task.known = dialogue.merge(task.known, thought_params, given, fields=fields)
+    checked = await turn.check(tool, task.known)
+    match dialogue.decide_arguments(tool, task, checked):
+        case dialogue.Retry(feedback=feedback):
+            task.invalid_retries += 1
+            task.missing = checked.missing
+            turn.session.task = task
+            turn.emit(TaskStateEvent(tool=tool.name, known=task.known, missing=task.missing))
+            turn.record(turn.replay(step), feedback, kind="feedback", ok=False)
+            return None
+        case dialogue.GiveUp(missing=missing):
+            turn.emit(
+                TaskStateEvent(tool=tool.name, known=task.known, missing=missing, status="cleared")
+            )
+            turn.session.task = None
+            names = prompts.PHRASES[prompts.language_key(turn.language)]["and"].join(missing)
+            text = prompts.phrase(turn.language, "too_many_questions", fields=names)
+            return AnswerEvent(text=text)
+        case dialogue.Ask(missing=missing):
+            for field in checked.invalid:
+                task.known.pop(field, None)
+            return ask(turn, tool, task, missing, step, question)
+        case dialogue.Call(args=args, arguments=arguments):
+            task.known, task.missing = arguments, []
+            return await call_once(turn, tool, task, args, arguments, step, step_no)
+
+
+def ask(
+    turn: TurnState, tool: Tool, task: PendingTask, missing: list[str], step: Step, question: str
+) -> Terminal:
+    task.missing = missing
+    task.questions += 1
+    text = question or dialogue.field_question(tool, missing, turn.language)
+    ask_step = action_text(
+        step.thought, "ASK_USER_FOR_REQUIRED_PARAMS", {"question": text}, step.thought_data
+    )
+    task.transcript.extend(s.text + f"\nObservation: {s.observation}" for s in turn.steps)
+    task.transcript.append(ask_step)
+    turn.steps.clear()
+    turn.session.task = task
+    turn.emit(TaskStateEvent(tool=tool.name, known=task.known, missing=missing))
+    return AskUserEvent(question=text, tool=tool.name, missing=missing)
+
+
+async def call_once(
+    turn: TurnState,
+    tool: Tool,
+    task: PendingTask,
+    args: Any,
+    arguments: dict[str, Any],
+    step: Step,
+    step_no: int,
+) -> Terminal | None:
+    """Call the tool, unless this exact call already ran this turn."""
+    key = f"{tool.name}:{json.dumps(arguments, sort_keys=True, default=str)}"
+    replay = turn.replay(step, tool.name, arguments)
+    if key in turn.seen_actions:
+        turn.repeats += 1
+        if turn.repeats > MAX_REPEATS:
+            return ErrorEvent(
+                kind="repeat",
+                message="The model kept repeating the same tool call, so the agent stopped. "
+                "Please rephrase.",
+            )
+        observation = (
+            f"You already called {tool.name} with these arguments; the result was: "
+            f"{turn.seen_actions[key]} Use it, or answer now."
+        )
+        turn.record(replay, observation, kind="feedback", tool=tool.name)
+        return None
+    turn.emit(TaskStateEvent(tool=tool.name, known=arguments, missing=[], status="calling"))
+    result = await call(turn, tool, args, arguments, step_no)
+    turn.seen_actions[key] = result.text
+    image_ids = [i.id for i in result.images]
+    turn.record(replay, result.text, image_ids, ok=result.ok, tool=tool.name)
+    if not result.ok:
+        return None  # the failure is the Observation: the model may fix its call
+    turn.emit(TaskStateEvent(tool=tool.name, known=arguments, status="done"))
+    turn.session.task = None
+    if turn.agent.style.final_answer_call:
+        return await final_answer(turn, task.request)
+    return None
+
+
+async def call(
+    turn: TurnState, tool: Tool, args: Any, arguments: dict[str, Any], step_no: int
+) -> Any:
+    call_id = uuid.uuid4().hex[:10]
+    turn.tool_calls += 1
+    turn.emit(ToolCallEvent(step=step_no, call_id=call_id, tool=tool.name, arguments=arguments))
+    loop = asyncio.get_running_loop()
+
+    def progress(message: str) -> None:
+        event = ToolProgressEvent(call_id=call_id, message=str(message))
+        if _on_loop(loop):
+            turn.emit(event)
+        else:
+            loop.call_soon_threadsafe(turn.emit, event)
+
+    ctx = ToolContext(turn.session.images, progress=progress, session_id=turn.session.id)
+    try:
+        result = await run_call(
+            tool,
+            args,
+            ctx,
+            timeout=timeout_for(tool, turn.agent.tool_timeout),
+            step=step_no,
+            call_id=call_id,
+            image_info=lambda image_id: image_info(turn.session.images.get(image_id)),
+        )
+    except ToolCrashed as exc:
+        turn.emit(exc.result)
+        raise
+    turn.emit(result)
+    return result
+
+
+async def final_answer(turn: TurnState, question: str) -> Terminal:
+    """The plugin-task style's last call: answer from the request and the task transcript.
+    With the step budget spent, the last observation is the answer: no call past the limit."""
+    if turn.model_calls >= turn.agent.max_steps:
+        last = turn.steps[-1].observation if turn.steps else ""
+        return AnswerEvent(text=last or prompts.phrase(turn.language, "no_tool"))
+    messages = [{"role": "user", "content": prompts.final_prompt(question, turn.transcript())}]
+    request = turn.request(messages, purpose="final")
+    turn.model_calls += 1
+    text = ""
+    async with contextlib.aclosing(turn.agent.model.stream(request)) as chunks:
+        async for chunk in chunks:
+            if chunk:
+                text += chunk
+                turn.emit(ModelDeltaEvent(step=turn.model_calls, text=chunk))
+                turn.emit(AnswerDeltaEvent(text=chunk))
+    return AnswerEvent(text=_strip_final_label(text))
+
+
+async def resume_task(turn: TurnState) -> None:
+    """A reply to a question fills the pending task; the tool's extractor reads it in code.
+    The task as it stands then is shown before the model is asked anything."""
+    task = turn.session.task
+    if not task:
+        return
+    task.transcript.append(f"Observation: {turn.text}")
+    tool = turn.agent.tool_by_name.get(task.tool)
+    if tool is None:
+        turn.session.task = None
+        return
+    image_ids = [r.id for r in turn.refs] or turn.session.images.ids()
+    try:
+        found = await run_quick(
+            tool.extract, turn.text, image_ids, dict(task.known), what=f"{tool.name} extract"
+        )
+    except Overdue:
+        log.warning("extractor of %s ran past its deadline", tool.name)
+        found = {}
+    except Exception:
+        log.exception("extractor of %s failed", tool.name)
+        found = {}
+    task.known = dialogue.merge(task.known, found, fields=tool.Args.model_fields)
+    task.missing = (await turn.check(tool, task.known)).missing
+    turn.emit(TaskStateEvent(tool=tool.name, known=task.known, missing=task.missing))
+
+
+def task_for(turn: TurnState, tool: Tool) -> PendingTask:
+    task = turn.session.task
+    if task and task.tool == tool.name:
+        return task
+    return PendingTask(tool=tool.name, request=turn.text)
+
+
+def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
+
+
+def _strip_final_label(text: str) -> str:
+    return re.sub(
+        r"^\s*(?:\*\*)?\s*final answer\s*(?:\*\*)?\s*[:：]\s*", "", text, flags=re.IGNORECASE
+    ).strip()

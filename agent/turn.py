@@ -1,0 +1,126 @@
+"""The state of one turn, shared by the loop (`runner.py`) and the actions (`acting.py`)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from tools.base import Tool
+
+from . import dialogue, prompts
+from .events import AnswerEvent, AskUserEvent, ErrorEvent, ImageInfo
+from .images import ImageRef
+from .intake import turn_language
+from .messages import StepRecord, action_text, model_request
+from .offload import Overdue, run_quick
+from .parser import Step
+from .session import Session
+from .style import TurnContext
+
+log = logging.getLogger(__name__)
+
+Terminal = AnswerEvent | AskUserEvent | ErrorEvent
+
+
+def image_info(ref: ImageRef) -> ImageInfo:
+    return ImageInfo(id=ref.id, width=ref.width, height=ref.height, path=ref.path, label=ref.label)
+
+
+class TurnState:
+    """One turn's words, images, finished steps and counters, and where its events go."""
+
+    def __init__(self, agent: Any, text: str, session: Session) -> None:
+        self.agent = agent
+        self.text = text.strip()
+        self.session = session
+        previous = session.history[-1].language if session.history else None
+        self.language = turn_language(self.text[:2000], agent.language, previous)
+        self.refs: list[ImageRef] = []
+        self.steps: list[StepRecord] = []
+        self.model_calls = 0
+        self.tool_calls = 0
+        self.parse_retries = 0
+        self.repeats = 0
+        self.seen_actions: dict[str, str] = {}
+        self.started = time.monotonic()
+        self.queue: asyncio.Queue[Any] = asyncio.Queue()
+        self.emit = self.queue.put_nowait
+
+    def request(self, messages: list[dict[str, Any]] | None = None, purpose: str = "step") -> Any:
+        agent = self.agent
+        if messages is None:
+            context = TurnContext(
+                self.session,
+                self.text,
+                self.refs,
+                self.steps,
+                self.transcript(),
+                self.language,
+                agent.image_detail,  # type: ignore[arg-type]
+            )
+            messages = agent.style.messages(context)
+        return model_request(
+            messages,
+            steps=self.steps,
+            question=self.text,
+            tools=agent.tools,
+            image_ids=self.session.images.ids(),
+            task=self.session.task,
+            language=self.language,
+            style=agent.style.name,
+            temperature=agent.temperature,
+            purpose=purpose,  # type: ignore[arg-type]
+        )
+
+    def transcript(self) -> str:
+        task = self.session.task
+        done = task.transcript if task else []
+        current = [f"{s.text}\nObservation: {s.observation}" for s in self.steps]
+        return "\n".join([*done, *current])
+
+    def record(
+        self,
+        text: str,
+        observation: str,
+        image_ids: Sequence[str] = (),
+        *,
+        kind: str = "tool",
+        ok: bool = True,
+        tool: str = "",
+    ) -> None:
+        self.steps.append(
+            StepRecord(
+                text=text,
+                observation=observation,
+                image_ids=list(image_ids),
+                kind=kind,  # type: ignore[arg-type]
+                ok=ok,
+                tool=tool,
+            )
+        )
+
+    def replay(
+        self, step: Step, tool: str | None = None, arguments: dict[str, Any] | None = None
+    ) -> str:
+        return action_text(
+            step.thought,
+            tool or step.tool or "",
+            step.tool_input if arguments is None else arguments,
+            step.thought_data,
+        )
+
+    def known_names(self) -> list[str]:
+        return [*self.agent.tool_by_name, *prompts.CONTROL_ACTIONS]
+
+    async def check(self, tool: Tool, params: dict[str, Any]) -> dialogue.Check:
+        """Validate off the event loop: a validator may parse (units through pint)."""
+        try:
+            return await run_quick(dialogue.check, tool, params, what=f"{tool.name} arguments")
+        except Overdue as exc:
+            log.warning("checking arguments of %s: %s", tool.name, exc)
+            return dialogue.Check(
+                invalid={"input": "these values took too long to check; use simpler ones"}
+            )
