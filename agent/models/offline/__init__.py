@@ -92,10 +92,10 @@ class OfflineModel:
         decided = _decide(request, seen, words)
         if request.observations:
             last = request.observations[-1]
-            if last.startswith("No tool fits"):
+            if _no_tool(request):
                 sorry = words["sorry_image"] if seen.turn_uploads else words["sorry"]
                 return f"Thought: {words['no_tool']}\nAnswer: {sorry}"
-            if _ERROR.match(last):
+            if _failed(request):
                 failed = words["answer_failed"].format(observation=last)
                 return f"Thought: {words['failed']}\nAnswer: {failed}"
             step = drive(decided, seen.done) if not isinstance(decided, str) else None
@@ -160,6 +160,19 @@ def _decide(request: ModelRequest, seen: conversation.Seen, words: dict[str, str
     return _action(request, words["no_tool"], "TOOL_OTHER", {"intent": question})
 
 
+def _no_tool(request: ModelRequest) -> bool:
+    """The last step found no tool for the request (the runner says so in `results`)."""
+    if request.results:
+        return request.results[-1].kind == "no_tool"
+    return request.observations[-1].startswith("No tool fits")
+
+
+def _failed(request: ModelRequest) -> bool:
+    if request.results:
+        return not request.results[-1].ok
+    return bool(_ERROR.match(request.observations[-1]))
+
+
 def _names_only_an_image(question: str) -> bool:
     return len(question) <= MAX_FOLLOW_UP_CHARS and names_an_image(question)
 
@@ -218,9 +231,9 @@ def _final_text(request: ModelRequest, words: dict[str, str]) -> str:
     if not observations:
         return words["sorry"]
     last = observations[-1]
-    if last.startswith("No tool fits"):
+    if _no_tool(request):
         return words["sorry_image"] if request.image_ids else words["sorry"]
-    if _ERROR.match(last):
+    if _failed(request):
         return words["answer_failed"].format(observation=last)
     done = conversation.read(request).done
     image = str(done[-1].args.get("image_id") or "") if done else ""
