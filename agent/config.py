@@ -1,22 +1,46 @@
-"""Settings from the environment, validated once."""
+"""Settings from the environment, validated once, and the one place a model is chosen and made."""
 
 from __future__ import annotations
 
-from typing import Literal
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
-from pydantic import Field, SecretStr
+from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+if TYPE_CHECKING:
+    from tools.base import ToolSettings
 
 HF_ROUTER_URL = "https://router.huggingface.co/v1"
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 DEFAULT_HF_MODEL = "Qwen/Qwen2.5-VL-7B-Instruct"
 
 
+class ModelChoice(BaseModel):
+    """Which model a turn runs on: the offline one, or an OpenAI-compatible endpoint.
+
+    `api_key` is a key someone typed for this choice; with none, the server's own key is used,
+    but only for the endpoint it was configured for (see `server_key`).
+    """
+
+    source: Literal["offline", "openai"] = "offline"
+    base_url: str = ""
+    model: str = ""
+    api_key: SecretStr = SecretStr("")
+
+
+class ModelNotConfigured(ValueError):
+    """The settings ask for a hosted model but give no way to reach one."""
+
+
 class Settings(BaseSettings):
     """Every setting, with the environment variable that sets it.
 
-    OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL and HF_TOKEN keep their usual names; the rest
-    are AGENT_* (e.g. AGENT_LANGUAGE=zh).
+    OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL and HF_TOKEN keep their usual names, and so do
+    LOG_LEVEL and Gradio's GRADIO_SERVER_NAME/GRADIO_SERVER_PORT; the rest are AGENT_* (e.g.
+    AGENT_LANGUAGE=zh), or named by the plugin they belong to (WEATHER_BASE_URL). Nothing else
+    in the app reads the environment, except a plugin manifest's own variables
+    (`tools.plugins.manifest_variable`).
     """
 
     # Unknown keyword settings are refused, so a typo fails loudly instead of being ignored.
@@ -55,6 +79,39 @@ class Settings(BaseSettings):
         default=100, ge=1, le=10_000, validation_alias="AGENT_MAX_HISTORY_TURNS"
     )
 
+    # Tools: where plugin manifests are read from, and the shipped weather plugin's switch and
+    # host (a manifest names these variables; the values reach it through `tool_settings`).
+    plugin_dir: Path | None = Field(default=None, validation_alias="AGENT_PLUGIN_DIR")
+    enable_weather: bool = Field(default=False, validation_alias="AGENT_ENABLE_WEATHER")
+    weather_base_url: str | None = Field(default=None, validation_alias="WEATHER_BASE_URL")
+
+    # The server (`python app.py`).
+    log_level: Literal["DEBUG", "INFO", "WARN", "WARNING", "ERROR", "FATAL", "CRITICAL"] = Field(
+        default="INFO", validation_alias="LOG_LEVEL"
+    )
+    server_name: str = Field(default="127.0.0.1", validation_alias="GRADIO_SERVER_NAME")
+    server_port: int = Field(default=7860, ge=1, le=65535, validation_alias="GRADIO_SERVER_PORT")
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper(cls, value: object) -> object:
+        # logging's own spelling is upper case; LOG_LEVEL=debug means the same.
+        return value.strip().upper() if isinstance(value, str) else value
+
+    def tool_settings(self) -> ToolSettings:
+        """What the tools may read: the plugin folder and every plain setting under its variable
+        name, so a manifest's `enabled_by`/`base_url_env` finds the value. Secrets stay here."""
+        from tools.base import ToolSettings
+
+        variables: dict[str, str] = {}
+        for name, field in type(self).model_fields.items():
+            value = getattr(self, name)
+            if value is None or isinstance(value, SecretStr):
+                continue
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+            variables[str(field.validation_alias)] = text
+        return ToolSettings(plugin_dir=self.plugin_dir, variables=variables)
+
     def model_source(self) -> Literal["openai", "hf", "offline"]:
         if self.openai_api_key or self.openai_base_url:
             return "openai"
@@ -62,27 +119,49 @@ class Settings(BaseSettings):
             return "hf"
         return "offline"
 
+    def default_choice(self) -> ModelChoice:
+        """The model the environment calls for. It carries no key: the key is looked up when
+        the model is made, so a changed endpoint never receives the server's key."""
+        source = self.model_source()
+        defaults = {"openai": DEFAULT_OPENAI_MODEL, "hf": DEFAULT_HF_MODEL}
+        return ModelChoice(
+            source="offline" if source == "offline" else "openai",
+            base_url=self.openai_base_url or (HF_ROUTER_URL if source == "hf" else ""),
+            model=self.model or defaults.get(source, ""),
+        )
 
-def make_model(settings: Settings | None = None):
-    """The model the settings call for: OpenAI-compatible, Hugging Face's router, or offline."""
+
+def server_key(settings: Settings, base_url: str | None) -> str:
+    """The environment's key, only for the endpoint it was configured for, never another."""
+    configured = (settings.openai_base_url or "").rstrip("/") or None
+    if settings.openai_api_key and (base_url or None) == configured:
+        return settings.openai_api_key.get_secret_value()
+    if base_url and base_url.rstrip("/") == HF_ROUTER_URL and settings.hf_token:
+        return settings.hf_token.get_secret_value()
+    return ""
+
+
+def make_model(settings: Settings | None = None, choice: ModelChoice | None = None):
+    """The model `choice` names (by default the one the settings call for): OpenAI-compatible,
+    Hugging Face's router, or offline. Raises `ModelNotConfigured` for a hosted model with
+    neither a key nor a base URL."""
     from .models import OfflineModel, OpenAIChatModel
 
     settings = settings or Settings()
-    source = settings.model_source()
-    if source == "openai":
-        key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
-        return OpenAIChatModel(
-            model=settings.model or DEFAULT_OPENAI_MODEL,
-            base_url=settings.openai_base_url,
-            # No key is fine for local servers: the model sends the client a placeholder.
-            api_key=key,
-            timeout=settings.model_timeout,
+    choice = choice or settings.default_choice()
+    if choice.source == "offline":
+        return OfflineModel()
+    base_url = choice.base_url.strip().rstrip("/") or None
+    key = choice.api_key.get_secret_value().strip() or server_key(settings, base_url)
+    if not key and not base_url:
+        raise ModelNotConfigured(
+            "The OpenAI-compatible model needs an API key or a base URL: add one in Settings, "
+            "or choose the offline model."
         )
-    if source == "hf":
-        return OpenAIChatModel(
-            model=settings.model or DEFAULT_HF_MODEL,
-            base_url=HF_ROUTER_URL,
-            api_key=settings.hf_token.get_secret_value() if settings.hf_token else None,
-            timeout=settings.model_timeout,
-        )
-    return OfflineModel()
+    return OpenAIChatModel(
+        model=choice.model.strip() or DEFAULT_OPENAI_MODEL,
+        base_url=base_url,
+        # No key is fine for local servers: the model sends the client a placeholder.
+        api_key=key or None,
+        timeout=settings.model_timeout,
+    )

@@ -18,11 +18,17 @@ class _Event(BaseModel):
 
 
 class ImageInfo(BaseModel):
+    """The trace's view of an image (`tools.base.ImageRef`): its id, size and label."""
+
     id: str
     width: int
     height: int
     path: str = ""
     label: str = ""
+
+    @classmethod
+    def of(cls, ref: Any) -> ImageInfo:
+        return cls(id=ref.id, width=ref.width, height=ref.height, path=ref.path, label=ref.label)
 
 
 class RunStartedEvent(_Event):

@@ -1,18 +1,20 @@
-"""Image intake: check, orient, downscale and encode an upload; store it under a session id.
+"""Image intake: check, orient, downscale and encode an upload; keep it under a conversation id.
 
-`load_image` is the one way in. Whatever bytes arrive, either an `ImageRef` comes out or
-`ImageRejected` with a one-line reason a person understands; nothing else escapes.
+`ImageStore.load` (and `load_async`, off the event loop) is the way in for a conversation; the
+module-level `load_image` does the same with a process-wide store. Whatever bytes arrive, either
+an `ImageRef` comes out or `ImageRejected` with a one-line reason a person understands; nothing
+else escapes. The store's own `max_side` decides the size of the prepared copy.
 
-The order of work keeps a hostile file cheap: the byte size is checked before the file is read,
-the pixel count from the header before anything is decoded, the file's structure is verified by
-Pillow, and only then the first frame is decoded (large JPEGs at a reduced scale). The prepared
-copy keeps no metadata; the useful EXIF of the original is kept on the `ImageRef` instead.
+The order of work keeps a hostile file cheap: the byte size is checked before the file is read;
+the pixel count and the memory decoding would take (after a JPEG's reduced-scale draft) from the
+header, before anything is decoded; the file's structure is verified by Pillow; only then is the
+first frame decoded, at most two at a time in the process. The prepared copy keeps no metadata;
+the useful EXIF of the original is kept on the `ImageRef` instead.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import hashlib
 import itertools
 import shutil
@@ -24,9 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from PIL import Image, UnidentifiedImageError
-from pydantic import BaseModel, Field
 
-from tools.base import ImageOut
+from tools.base import ImageRef
 
 from .image_exif import read_exif
 from .image_prepare import TooManyPixels, encode, open_checked, prepare
@@ -58,33 +59,6 @@ class ImageRejected(ValueError):
     def __init__(self, message: str, *, source: str = "") -> None:
         super().__init__(message)
         self.source = source
-
-
-class ImageRef(BaseModel):
-    """A prepared image: the copy the model and the tools see, and what is known of the original.
-
-    `width`/`height` are the prepared copy's; `original_*` describe the upload as it arrived
-    (for tool-made images: the image the tool handed over). `exif` holds the original's useful
-    EXIF as plain values (see `agent.image_exif`); the prepared file itself has none.
-    """
-
-    id: str
-    width: int
-    height: int
-    media_type: str
-    path: str
-    digest: str
-    original_width: int = 0
-    original_height: int = 0
-    original_format: str = ""
-    original_mode: str = ""
-    exif: dict[str, Any] = Field(default_factory=dict)
-    source_name: str = ""
-    label: str = ""
-
-    def data_url(self) -> str:
-        data = Path(self.path).read_bytes()
-        return f"data:{self.media_type};base64,{base64.b64encode(data).decode('ascii')}"
 
 
 def _read_source(source: Any, max_bytes: int) -> tuple[bytes, str]:
@@ -264,7 +238,7 @@ class ImageStore:
                 self._by_upload[key] = image_id
         return ref
 
-    # -- the part tools see (tools.base.ImageStore) -------------------------------------------
+    # -- the part tools see (tools.base.ImageAccess) ------------------------------------------
 
     def open(self, image_id: str) -> Image.Image:
         ref = self._refs[image_id]
@@ -272,14 +246,14 @@ class ImageStore:
             image.load()
             return image.copy()
 
-    def add(self, image: Image.Image, label: str = "") -> ImageOut:
+    def add(self, image: Image.Image, label: str = "") -> ImageRef:
         """Store an image a tool made (any mode); it is prepared like an upload."""
         original = image.size, image.mode
         prepared = prepare(image.copy(), self.max_side)
         digest = hashlib.sha256(
             f"{prepared.mode}{prepared.size}".encode() + prepared.tobytes()
         ).hexdigest()
-        ref = self._save(
+        return self._save(
             prepared,
             digest,
             original_width=original[0][0],
@@ -287,7 +261,6 @@ class ImageStore:
             original_mode=original[1],
             label=label,
         )
-        return ImageOut(id=ref.id, width=ref.width, height=ref.height, label=label)
 
     def ids(self) -> list[str]:
         return list(self._refs)
@@ -305,6 +278,15 @@ class ImageStore:
 
     def refs(self) -> list[ImageRef]:
         return list(self._refs.values())
+
+    def restore(self, refs: list[ImageRef]) -> None:
+        """Take back the images of a saved conversation under their own ids, so the history's
+        references to them still hold; images added later are numbered after them."""
+        with self._lock:
+            for ref in refs:
+                self._refs[ref.id] = ref
+            numbers = [int(i[4:]) for i in self._refs if i.startswith("img_") and i[4:].isdigit()]
+            self._counter = itertools.count(max(numbers, default=0) + 1)
 
 
 _default_store: ImageStore | None = None

@@ -26,14 +26,14 @@ def message_problem(
 
 
 async def prepare_images(
-    store: ImageStore, sources: Sequence[str | Path | bytes | ImageRef], max_side: int
+    store: ImageStore, sources: Sequence[str | Path | bytes | ImageRef]
 ) -> tuple[list[ImageRef], list[str]]:
     """The usable images (each once, in order) and a sentence for each refused one."""
     refs: list[ImageRef] = []
     refused: list[str] = []
     for source in sources:
         try:
-            ref = await _ref(store, source, max_side)
+            ref = await _ref(store, source)
         except ImageRejected as exc:
             refused.append(str(exc))
             continue
@@ -42,13 +42,13 @@ async def prepare_images(
     return refs, refused
 
 
-async def _ref(store: ImageStore, source: str | Path | bytes | ImageRef, max_side: int) -> ImageRef:
+async def _ref(store: ImageStore, source: str | Path | bytes | ImageRef) -> ImageRef:
     """A reference the store already holds is used as it is; anything else is loaded."""
     if isinstance(source, ImageRef):
         if source.id in store.ids() and store.get(source.id).path == source.path:
             return store.get(source.id)
         source = source.path
-    return await store.load_async(source, max_side=max_side)
+    return await store.load_async(source)
 
 
 _CJK = re.compile(r"[\u3400-\u9fff]")

@@ -49,7 +49,7 @@ from .events import (
     StepRetryEvent,
     ThoughtEvent,
 )
-from .images import ImageRef
+from .images import ImageRef, ImageStore
 from .intake import message_problem, prepare_images
 from .models.base import ChatModel, ModelError
 from .parser import AnswerStream, ParseError, parse_step
@@ -82,11 +82,11 @@ class Agent:
         tool_timeout: float | None = None,
         max_parse_retries: int = MAX_PARSE_RETRIES,
     ) -> None:
+        self.settings = settings = settings or Settings()
         if tools is None:
             from tools import default_tools
 
-            tools = default_tools()
-        self.settings = settings = settings or Settings()
+            tools = default_tools(settings.tool_settings())
         self.model = model
         self.tools = list(tools)
         self.tool_by_name = {tool.name: tool for tool in self.tools}
@@ -110,7 +110,17 @@ class Agent:
     ) -> AsyncIterator[Event]:
         """Run one turn: an async iterator of events whose last is `answer`, `ask_user` or
         `error`. Closing it (or cancelling its consumer) stops the model stream and the tool."""
-        return _Turn(self, text or "", session if session is not None else Session()).run(images)
+        session = session if session is not None else self.new_session()
+        return _Turn(self, text or "", session).run(images)
+
+    def new_session(self) -> Session:
+        """A conversation whose image store follows this agent's settings."""
+        settings = self.settings
+        store = ImageStore(
+            max_side=settings.max_image_side,
+            max_bytes=int(settings.max_upload_mb * 1024 * 1024),
+        )
+        return Session(images=store)
 
 
 class _Turn(TurnState):
@@ -147,9 +157,7 @@ class _Turn(TurnState):
             language=self.language,
         )
         if problem is None:
-            self.refs, refused = await prepare_images(
-                self.session.images, images, agent.settings.max_image_side
-            )
+            self.refs, refused = await prepare_images(self.session.images, images)
             for sentence in refused:
                 self.emit(NoticeEvent(message=sentence))
         self.emit(

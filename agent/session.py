@@ -1,14 +1,22 @@
-"""One conversation: its turns, its images and its pending task. Nothing here is shared."""
+"""One conversation: its turns, its images and its pending task. Nothing here is shared.
+
+`save_session` and `load_session` keep a conversation in a JSON file, so a question the agent
+asked can be answered by a later process (`python -m agent --session FILE --continue`). The
+prepared images are copied into a folder beside the file (`s.json` -> `s.images/`) and come back
+under the same ids, because the history and a pending task refer to them by id.
+"""
 
 from __future__ import annotations
 
+import shutil
 import uuid
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from .dialogue import PendingTask
-from .images import ImageStore
+from .images import ImageRef, ImageStore
 
 
 class Turn(BaseModel):
@@ -30,3 +38,56 @@ class Session(BaseModel):
     def reset(self) -> None:
         self.history.clear()
         self.task = None
+
+
+class SavedSession(BaseModel):
+    """The file format. An image's `path` is its file name inside the images folder."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: Literal[1] = 1
+    id: str
+    history: list[Turn] = Field(default_factory=list)
+    task: PendingTask | None = None
+    images: list[ImageRef] = Field(default_factory=list)
+
+
+def images_folder(path: str | Path) -> Path:
+    return Path(path).with_suffix(".images")
+
+
+def save_session(session: Session, path: str | Path) -> None:
+    """Write the conversation to `path` and its images beside it; raises OSError."""
+    path = Path(path)
+    folder = images_folder(path)
+    saved = []
+    for ref in session.images.refs():
+        source = Path(ref.path)
+        target = folder / f"{ref.id}{source.suffix}"
+        folder.mkdir(parents=True, exist_ok=True)
+        if not (target.exists() and target.samefile(source)):
+            shutil.copyfile(source, target)
+        saved.append(ref.model_copy(update={"path": target.name}))
+    document = SavedSession(id=session.id, history=session.history, task=session.task, images=saved)
+    # Written whole and then renamed, so an interrupted save leaves the previous file intact.
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(document.model_dump_json(indent=2), encoding="utf-8")
+    partial.replace(path)
+
+
+def load_session(path: str | Path, store: ImageStore | None = None) -> Session:
+    """The conversation saved at `path`, its images copied into `store` (a fresh one unless
+    given). Raises OSError when a file cannot be read, ValueError when it is not a session."""
+    path = Path(path)
+    document = SavedSession.model_validate_json(path.read_bytes())
+    store = store if store is not None else ImageStore()
+    folder = images_folder(path)
+    refs = []
+    for ref in document.images:
+        # Only a name inside the folder is taken: a saved path never points elsewhere.
+        source = folder / Path(ref.path).name
+        target = store.root / source.name
+        shutil.copyfile(source, target)
+        refs.append(ref.model_copy(update={"path": str(target)}))
+    store.restore(refs)
+    return Session(id=document.id, images=store, history=document.history, task=document.task)

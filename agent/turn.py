@@ -26,7 +26,7 @@ Terminal = AnswerEvent | AskUserEvent | ErrorEvent
 
 
 def image_info(ref: ImageRef) -> ImageInfo:
-    return ImageInfo(id=ref.id, width=ref.width, height=ref.height, path=ref.path, label=ref.label)
+    return ImageInfo.of(ref)
 
 
 class TurnState:

@@ -11,6 +11,7 @@ bench/requirements.txt (llama-index is kept out of the app's own venv):
     /work/benchvenv/bin/python bench/overhead.py
     /work/benchvenv/bin/python bench/overhead.py --turns 30 --warmup 5 --chunk-size 8
     /work/benchvenv/bin/python bench/overhead.py --tool sync   # a sync tool: a thread hop each
+    /work/benchvenv/bin/python bench/overhead.py --tool calculator  # our real calculator tool
     /work/benchvenv/bin/python bench/overhead.py --profile     # where our time goes, by function
     /work/venv/bin/python bench/overhead.py --ours-only        # no llama-index needed
 
@@ -52,12 +53,21 @@ ANSWER = "21"
 TARGET_RATIO = 20.0
 
 
-def scripted_replies() -> list[str]:
-    """The model's replies, in the ReAct format both agents read."""
-    replies = [
-        f'Thought: I need to add {a} and {b}.\nAction: add\nAction Input: {{"a": {a}, "b": {b}}}'
-        for a, b in ADDITIONS
-    ]
+def scripted_replies(tool_kind: str = "async") -> list[str]:
+    """The model's replies, in the ReAct format both agents read. With the calculator, our
+    side adds through the real `calculator` tool of `default_tools()`."""
+    if tool_kind == "calculator":
+        replies = [
+            f"Thought: I need to add {a} and {b}.\nAction: calculator\n"
+            f'Action Input: {{"expression": "{a} + {b}"}}'
+            for a, b in ADDITIONS
+        ]
+    else:
+        replies = [
+            f"Thought: I need to add {a} and {b}.\nAction: add\n"
+            f'Action Input: {{"a": {a}, "b": {b}}}'
+            for a, b in ADDITIONS
+        ]
     replies.append(f"Thought: I can answer without using any more tools.\nAnswer: {ANSWER}")
     return replies
 
@@ -93,6 +103,10 @@ class TurnResult:
 
 
 def make_ours(tool_kind: str = "async") -> Agent:
+    if tool_kind == "calculator":
+        from tools import default_tools
+
+        return Agent(ScriptedModel([]), tools=default_tools())
     tool = AsyncAddTool() if tool_kind == "async" else AddTool()
     return Agent(ScriptedModel([]), tools=[tool])
 
@@ -272,13 +286,15 @@ async def measure(
     tool_kind: str = "async",
 ) -> list[Side]:
     """Warm up, then alternate the sides turn by turn; every turn is checked before it counts."""
-    replies = scripted_replies()
+    replies = scripted_replies(tool_kind)
     ours, session = make_ours(tool_kind), Session()
     sides = [Side("ours", lambda: ours_turn(ours, replies, chunk_size, session))]
     if with_llama is None:
         with_llama = llama_available()
     if with_llama:
-        llama = make_llama(replies, chunk_size, tool_kind)
+        # Against our calculator, llama-index runs its own sync tool: its usual way.
+        theirs = "sync" if tool_kind == "calculator" else tool_kind
+        llama = make_llama(scripted_replies(theirs), chunk_size, theirs)
         sides.append(Side("llama-index", lambda: llama_turn(llama)))
     for i in range(warmup + turns):
         for side in sides:
@@ -319,7 +335,7 @@ def report(sides: Sequence[Side], chunk_size: int) -> str:
 
 def profile_ours(turns: int, chunk_size: int, limit: int = 30, tool_kind: str = "async") -> str:
     """Where our turns spend their time: the agent's and tools' functions, by own time."""
-    replies = scripted_replies()
+    replies = scripted_replies(tool_kind)
     agent, session = make_ours(tool_kind), Session()
 
     async def many() -> None:
@@ -347,9 +363,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ours-only", action="store_true")
     parser.add_argument(
         "--tool",
-        choices=["async", "sync"],
+        choices=["async", "sync", "calculator"],
         default="async",
-        help="the add tool on both sides: async, or sync (run in a worker thread by both)",
+        help="the add tool on both sides: async, or sync (run in a worker thread by both); "
+        "calculator: our real calculator tool against llama-index's sync add tool",
     )
     parser.add_argument("--profile", action="store_true", help="profile our side with cProfile")
     args = parser.parse_args(argv)
@@ -360,7 +377,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if with_llama is None and not llama_available():
         print("llama-index is not installed: measuring our side only", file=sys.stderr)
     sides = asyncio.run(measure(args.turns, args.warmup, args.chunk_size, with_llama, args.tool))
-    print(f"tool: {args.tool} add(a, b) on both sides")
+    if args.tool == "calculator":
+        print("tool: our calculator (default_tools) against llama-index's sync add(a, b)")
+    else:
+        print(f"tool: {args.tool} add(a, b) on both sides")
     print(report(sides, args.chunk_size))
     return 0
 

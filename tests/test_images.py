@@ -24,7 +24,6 @@ from agent.images import (
     ImageStore,
     load_image,
 )
-from tools.base import ImageOut
 
 # -- helpers ---------------------------------------------------------------------------------
 
@@ -436,7 +435,7 @@ ALL_MODES += ["YCbCr", "LAB", "HSV", "I", "I;16", "I;16B", "I;16L", "F"]
 def test_add_accepts_every_mode(store: ImageStore, mode: str) -> None:
     image = Image.new(mode, (30, 20))
     out = store.add(image, label=f"crop {mode}")
-    assert isinstance(out, ImageOut)
+    assert isinstance(out, ImageRef)
     assert (out.width, out.height) == (30, 20) and out.label == f"crop {mode}"
     reopened = store.open(out.id)
     assert reopened.size == (30, 20) and reopened.mode in ("L", "RGB", "RGBA")

@@ -9,7 +9,9 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from pydantic import ValidationError
 
+from agent.config import Settings
 from tools import default_tools, tool_map
+from tools.base import ToolSettings
 from tools.plugins import (
     ManifestError,
     PluginError,
@@ -326,7 +328,18 @@ def test_weather_is_off_unless_enabled(monkeypatch):
     assert "weather" in tool_map(default_tools())
     monkeypatch.setenv("AGENT_ENABLE_WEATHER", "0")
     assert "weather" not in tool_map(default_tools())
-    assert "weather" in tool_map(default_tools({"AGENT_ENABLE_WEATHER": "true"}))
+    on = ToolSettings(variables={"AGENT_ENABLE_WEATHER": "true"})
+    assert "weather" in tool_map(default_tools(on))
+    assert "weather" in tool_map(default_tools(Settings(enable_weather=True).tool_settings()))
+
+
+async def test_the_weather_settings_reach_the_plugin(server, monkeypatch):
+    for name in ("WEATHER_BASE_URL", "AGENT_ENABLE_WEATHER", "AGENT_PLUGIN_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    settings = Settings(enable_weather=True, weather_base_url=server).tool_settings()
+    weather = tool_map(default_tools(settings))["weather"]
+    result = await weather.run(weather.Args.model_validate({"city": "Berlin"}), None)
+    assert result.data["resolved"]["place"] == "Berlin"
 
 
 async def test_weather_geocodes_then_forecasts(weather):
@@ -370,7 +383,8 @@ def test_load_plugins_skips_disabled_and_broken(tmp_path, caplog):
     good = json.loads(WEATHER_MANIFEST.read_text())
     (tmp_path / "weather.json").write_text(json.dumps(good))
     (tmp_path / "broken.json").write_text("{not json")
-    assert load_plugins(tmp_path, {}) == []
+    assert load_plugins(tmp_path, ToolSettings(variables={"AGENT_ENABLE_WEATHER": "0"})) == []
     assert "broken.json" in caplog.text
-    names = [t.name for t in load_plugins(tmp_path, {"AGENT_ENABLE_WEATHER": True})]
+    on = ToolSettings(variables={"AGENT_ENABLE_WEATHER": "1"})
+    names = [t.name for t in load_plugins(tmp_path, on)]
     assert names == ["weather"]

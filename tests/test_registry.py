@@ -6,8 +6,9 @@ import textwrap
 import pytest
 
 import tools
+from agent.config import Settings
 from tools import default_tools, tool_map
-from tools.base import Tool
+from tools.base import Tool, ToolSettings
 
 BUILT_INS = {"calculator", "convert_units", "world_clock"}
 
@@ -67,6 +68,11 @@ def plugin_dir(tmp_path, monkeypatch):
     return folder
 
 
+def configured_tools():
+    """The tools as the app gets them: from the settings the environment makes."""
+    return default_tools(Settings().tool_settings())
+
+
 def test_default_tools_has_the_built_ins_in_a_stable_order():
     found = default_tools()
     names = [tool.name for tool in found]
@@ -102,7 +108,7 @@ def test_a_broken_module_is_skipped_with_a_warning(tool_dir, caplog):
 
 def test_a_dropped_manifest_adds_a_plugin(plugin_dir):
     (plugin_dir / "dropped.json").write_text(json.dumps(MANIFEST))
-    mapping = tool_map(default_tools())
+    mapping = tool_map(configured_tools())
     assert mapping["dropped_plugin"].required_fields() == ["q"]
     assert set(mapping) >= BUILT_INS
 
@@ -112,7 +118,7 @@ def test_a_broken_manifest_is_skipped_with_a_warning(plugin_dir, caplog):
     (plugin_dir / "broken.json").write_text('{"name_for_model": "x"}')
     (plugin_dir / "garbage.json").write_text("\x00\x01 not json")
     with caplog.at_level(logging.WARNING, logger="tools.plugins"):
-        names = {tool.name for tool in default_tools()}
+        names = {tool.name for tool in configured_tools()}
     assert "dropped_plugin" in names
     assert "broken.json" in caplog.text and "garbage.json" in caplog.text
 
@@ -120,29 +126,36 @@ def test_a_broken_manifest_is_skipped_with_a_warning(plugin_dir, caplog):
 def test_a_plugin_cannot_replace_a_built_in(plugin_dir, caplog):
     (plugin_dir / "clash.json").write_text(json.dumps({**MANIFEST, "name_for_model": "calculator"}))
     with caplog.at_level(logging.WARNING, logger="tools.registry"):
-        mapping = tool_map(default_tools())
+        mapping = tool_map(configured_tools())
     assert type(mapping["calculator"]).__module__ == "tools.calculator"
     assert "calculator" in caplog.text
 
 
-def test_plugins_gated_by_a_setting_follow_the_settings_object(plugin_dir, monkeypatch):
+def test_plugins_gated_by_a_setting_follow_the_settings(plugin_dir, monkeypatch):
     monkeypatch.delenv("AGENT_ENABLE_DROPPED", raising=False)
     (plugin_dir / "gated.json").write_text(
         json.dumps({**MANIFEST, "enabled_by": "AGENT_ENABLE_DROPPED"})
     )
+    switched = ToolSettings(plugin_dir=plugin_dir, variables={"AGENT_ENABLE_DROPPED": "1"})
 
-    class Settings:
-        enable_dropped = True
-
-    assert "dropped_plugin" not in tool_map(default_tools())
-    assert "dropped_plugin" in tool_map(default_tools(Settings()))
+    assert "dropped_plugin" not in tool_map(configured_tools())
+    assert "dropped_plugin" in tool_map(default_tools(switched))
+    # A variable the settings do not know is the manifest's own: read from the environment.
     monkeypatch.setenv("AGENT_ENABLE_DROPPED", "yes")
-    assert "dropped_plugin" in tool_map(default_tools())
+    assert "dropped_plugin" in tool_map(configured_tools())
+    off = ToolSettings(plugin_dir=plugin_dir, variables={"AGENT_ENABLE_DROPPED": "0"})
+    assert "dropped_plugin" not in tool_map(default_tools(off))
+
+
+def test_without_settings_the_plugin_dir_is_the_shipped_one(plugin_dir):
+    (plugin_dir / "dropped.json").write_text(json.dumps(MANIFEST))
+    assert "dropped_plugin" not in tool_map(default_tools())
+    assert "dropped_plugin" in tool_map(default_tools(ToolSettings(plugin_dir=plugin_dir)))
 
 
 def test_a_missing_plugin_dir_means_no_plugins(tmp_path, monkeypatch):
     monkeypatch.setenv("AGENT_PLUGIN_DIR", str(tmp_path / "nowhere"))
-    assert {tool.name for tool in default_tools()} >= BUILT_INS
+    assert {tool.name for tool in configured_tools()} >= BUILT_INS
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from PIL.TiffImagePlugin import IFDRational
 from pydantic import ValidationError
 
 from agent.images import ImageStore
-from tools.base import ImageOut, ToolContext, ToolInputError
+from tools.base import ImageRef, ToolContext, ToolInputError
 from tools.image_info import ImageInfo, summarise_exif
 
 TOOL = ImageInfo()
@@ -115,7 +115,7 @@ def test_store_without_metadata_still_gives_the_size():
             return self.image.copy()
 
         def add(self, image, label=""):
-            return ImageOut(id="img_2", width=image.width, height=image.height)
+            return ImageRef(id="img_2", width=image.width, height=image.height)
 
     result = TOOL.run(ImageInfo.Args(image_id="img_1"), ToolContext(BareStore()))
     assert (result.data["width"], result.data["height"]) == (10, 20)

@@ -21,7 +21,7 @@ from agent.events import (
     ToolProgress,
     ToolResultEvent,
 )
-from agent.trace_view import TurnView, render, streaming_thought, user_message
+from ui.trace_view import TurnView, render, streaming_thought, user_message
 
 
 def titled(view: TurnView, prefix: str) -> list[dict]:

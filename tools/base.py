@@ -8,24 +8,50 @@ async. Tools never import the agent; the agent hands them a `ToolContext`.
 
 from __future__ import annotations
 
+import base64
 import copy
 import functools
 import json
 import re
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from PIL import Image
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 
-class ImageOut(BaseModel):
-    """An image a tool produced, as the agent stored it."""
+class ImageRef(BaseModel):
+    """The one image type: a prepared image of a conversation, under its id (`img_3`).
+
+    `width`/`height` are the prepared copy's, the one the model and the tools see; `original_*`
+    describe the upload as it arrived (for a tool's image: the image the tool handed over).
+    `exif` holds the original's useful EXIF as plain values; the prepared file has none.
+    Smaller shapes (the trace's `ImageInfo`) are views of this one.
+    """
 
     id: str
     width: int
     height: int
+    media_type: str = "image/png"
+    path: str = ""
+    digest: str = ""
+    original_width: int = 0
+    original_height: int = 0
+    original_format: str = ""
+    original_mode: str = ""
+    exif: dict[str, Any] = Field(default_factory=dict)
+    source_name: str = ""
     label: str = ""
+    # The encoded copy, read once: every model call re-sends the conversation's images.
+    _data_url: str | None = PrivateAttr(default=None)
+
+    def data_url(self) -> str:
+        if self._data_url is None:
+            data = Path(self.path).read_bytes()
+            encoded = base64.b64encode(data).decode("ascii")
+            self._data_url = f"data:{self.media_type};base64,{encoded}"
+        return self._data_url
 
 
 class ToolResult(BaseModel):
@@ -36,7 +62,7 @@ class ToolResult(BaseModel):
     """
 
     text: str
-    images: list[ImageOut] = Field(default_factory=list)
+    images: list[ImageRef] = Field(default_factory=list)
     data: dict[str, Any] | None = None
 
 
@@ -48,12 +74,26 @@ class ToolInputError(ValueError):
         self.tool_name = tool_name
 
 
-class ImageStore(Protocol):
-    """The agent's per-session image store, as far as tools may use it."""
+class ToolSettings(BaseModel):
+    """The settings tools read, handed over by the app (`agent.config.Settings.tool_settings()`)
+    so that tools never import the agent.
+
+    `variables` holds plain settings under their environment variable names
+    (`AGENT_ENABLE_WEATHER`, `WEATHER_BASE_URL`), the names plugin manifests refer to.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    plugin_dir: Path | None = None
+    variables: dict[str, str] = Field(default_factory=dict)
+
+
+class ImageAccess(Protocol):
+    """What a tool may do with its conversation's images (the agent's store provides it)."""
 
     def open(self, image_id: str) -> Image.Image: ...
 
-    def add(self, image: Image.Image, label: str = "") -> ImageOut: ...
+    def add(self, image: Image.Image, label: str = "") -> ImageRef: ...
 
     def ids(self) -> list[str]: ...
 
@@ -70,7 +110,7 @@ class ToolContext:
 
     def __init__(
         self,
-        images: ImageStore,
+        images: ImageAccess,
         progress: Callable[[str], None] | None = None,
         session_id: str = "",
     ) -> None:
@@ -100,7 +140,7 @@ class ToolContext:
         listed = ", ".join(known) if known else "none in this conversation"
         raise ToolInputError(f"Unknown image_id {text[:80]!r}. Known image ids: {listed}.")
 
-    def add_image(self, image: Image.Image, label: str = "") -> ImageOut:
+    def add_image(self, image: Image.Image, label: str = "") -> ImageRef:
         return self._images.add(image, label)
 
     def image_ids(self) -> list[str]:

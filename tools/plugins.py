@@ -71,7 +71,7 @@ from pydantic import (
     model_validator,
 )
 
-from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult
+from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult, ToolSettings
 
 log = logging.getLogger(__name__)
 
@@ -262,21 +262,20 @@ def build_args_model(manifest: PluginManifest) -> type[BaseModel]:
     return create_model(f"{camel}Args", __base__=StrictArgs, **definitions)
 
 
-def _setting_enabled(name: str, settings: Any = None) -> bool:
-    """A setting or environment variable read as a switch; settings win over the environment."""
-    value: Any = None
-    if isinstance(settings, Mapping):
-        value = settings.get(name, settings.get(name.lower()))
-    elif settings is not None:
-        for attribute in (name.lower(), name.lower().removeprefix("agent_")):
-            value = getattr(settings, attribute, None)
-            if value is not None:
-                break
-    if value is None:
-        value = os.environ.get(name)
-    if isinstance(value, bool):
-        return value
-    return str(value or "").strip().lower() in _TRUTHY
+def manifest_variable(name: str, settings: ToolSettings | None = None) -> str | None:
+    """The value of a variable a manifest names: its switch, its base URL, a secret header.
+
+    A value the settings carry under that name wins. Otherwise the environment is read, here and
+    nowhere else in the tools: the operator chose the name in the manifest, so the settings
+    cannot declare it in advance, and secrets are never copied into the settings the tools see.
+    """
+    if settings is not None and name in settings.variables:
+        return settings.variables[name]
+    return os.environ.get(name)
+
+
+def _switched_on(name: str, settings: ToolSettings | None = None) -> bool:
+    return str(manifest_variable(name, settings) or "").strip().lower() in _TRUTHY
 
 
 def _rebase(url: str, base: str) -> str:
@@ -330,6 +329,7 @@ class PluginTool(Tool):
     """A tool whose work is one HTTP call (or a short declared chain) described by a manifest."""
 
     manifest: ClassVar[PluginManifest]
+    settings: ClassVar[ToolSettings | None] = None
     uses_images = False
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
@@ -370,7 +370,7 @@ class PluginTool(Tool):
         secrets: list[str] = []
         for key, value in self.manifest.headers.items():
             if isinstance(value, EnvSecret):
-                secret = os.environ.get(value.env, "")
+                secret = manifest_variable(value.env, self.settings) or ""
                 if not secret:
                     raise PluginError(
                         f"The {self.name} plugin needs the environment variable {value.env} to be "
@@ -394,8 +394,9 @@ class PluginTool(Tool):
         split = urlsplit(template)
         url = urlunsplit(split._replace(path=_TEMPLATE.sub(fill, split.path)))
         base_env = self.manifest.base_url_env
-        if base_env and os.environ.get(base_env):
-            url = _rebase(url, os.environ[base_env])
+        base = manifest_variable(base_env, self.settings) if base_env else None
+        if base:
+            url = _rebase(url, base)
         return url
 
     async def _fetch(
@@ -509,8 +510,10 @@ class PluginTool(Tool):
         return ToolResult(text=text, data=data)
 
 
-def plugin_from_manifest(manifest: PluginManifest) -> type[PluginTool]:
-    """A `Tool` subclass for one manifest."""
+def plugin_from_manifest(
+    manifest: PluginManifest, settings: ToolSettings | None = None
+) -> type[PluginTool]:
+    """A `Tool` subclass for one manifest, reading its variables from `settings` first."""
     try:
         args_model = build_args_model(manifest)
     except (ValueError, TypeError) as error:
@@ -526,6 +529,7 @@ def plugin_from_manifest(manifest: PluginManifest) -> type[PluginTool]:
             # The runner's own limit must leave room for the plugin's clearer timeout message.
             "timeout": manifest.timeout_seconds + 5.0,
             "manifest": manifest,
+            "settings": settings,
             "__module__": __name__,
         },
     )
@@ -543,7 +547,7 @@ def load_manifest(path: Path) -> PluginManifest:
         raise ManifestError(f"{Path(path).name}: {reason}") from None
 
 
-def load_plugins(directory: Path, settings: Any = None) -> list[Tool]:
+def load_plugins(directory: Path, settings: ToolSettings | None = None) -> list[Tool]:
     """One tool per enabled manifest in `directory`; a broken manifest is logged and skipped."""
     tools: list[Tool] = []
     if not Path(directory).is_dir():
@@ -551,9 +555,9 @@ def load_plugins(directory: Path, settings: Any = None) -> list[Tool]:
     for path in sorted(Path(directory).glob("*.json")):
         try:
             manifest = load_manifest(path)
-            if manifest.enabled_by and not _setting_enabled(manifest.enabled_by, settings):
+            if manifest.enabled_by and not _switched_on(manifest.enabled_by, settings):
                 continue
-            tools.append(plugin_from_manifest(manifest)())
+            tools.append(plugin_from_manifest(manifest, settings)())
         except ManifestError as error:
             log.warning("plugin manifest skipped: %s", error)
         except Exception as error:

@@ -1,9 +1,9 @@
 """Which tools the agent has: every tool module in this package, plus one tool per manifest.
 
 A tool is added by dropping a module into `tools/` (each concrete `Tool` subclass defined there
-is instantiated with no arguments) or a manifest into `assets/plugins/` (or the directory named
-by `AGENT_PLUGIN_DIR`). A module or manifest that fails to load is logged and skipped, so one
-broken tool never takes the app down.
+is instantiated with no arguments) or a manifest into `assets/plugins/` (or the folder the
+settings name, `AGENT_PLUGIN_DIR`). A module or manifest that fails to load is logged and
+skipped, so one broken tool never takes the app down.
 """
 
 from __future__ import annotations
@@ -11,13 +11,12 @@ from __future__ import annotations
 import importlib
 import inspect
 import logging
-import os
 import pkgutil
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from tools.base import Tool
+from tools.base import Tool, ToolSettings
 from tools.plugins import load_plugins
 
 log = logging.getLogger(__name__)
@@ -28,8 +27,8 @@ NOT_TOOL_MODULES = frozenset({"base", "registry", "plugins"})
 DEFAULT_PLUGIN_DIR = Path(__file__).resolve().parent.parent / "assets" / "plugins"
 
 
-def plugin_dir(settings: Any = None) -> Path:
-    configured = getattr(settings, "plugin_dir", None) or os.environ.get("AGENT_PLUGIN_DIR")
+def plugin_dir(settings: ToolSettings | None = None) -> Path:
+    configured = settings.plugin_dir if settings is not None else None
     return Path(configured) if configured else DEFAULT_PLUGIN_DIR
 
 
@@ -76,8 +75,11 @@ def _unique(tools: Iterable[Tool]) -> list[Tool]:
     return sorted(seen.values(), key=lambda t: t.name)
 
 
-def default_tools(settings: Any = None) -> list[Tool]:
-    """The built-in tools and the enabled plugins, sorted by name; built-ins win a name clash."""
+def default_tools(settings: ToolSettings | None = None) -> list[Tool]:
+    """The built-in tools and the enabled plugins, sorted by name; built-ins win a name clash.
+
+    Without settings the plugins come from `assets/plugins/`, each switched on only by its own
+    environment variable."""
     return _unique([*builtin_tools(), *load_plugins(plugin_dir(settings), settings)])
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -30,14 +29,15 @@ def model_factory(args: argparse.Namespace) -> Callable[[], Any]:
         from agent.models import OfflineModel
 
         return OfflineModel
-    if args.model:
-        from agent.models import OpenAIChatModel
-
-        key = os.environ.get("OPENAI_API_KEY") or None
-        return lambda: OpenAIChatModel(model=args.model, base_url=args.base_url, api_key=key)
     from agent.config import Settings, make_model
 
     settings = Settings()
+    if args.model:
+        from agent.models import OpenAIChatModel
+
+        secret = settings.openai_api_key
+        key = secret.get_secret_value() if secret else None
+        return lambda: OpenAIChatModel(model=args.model, base_url=args.base_url, api_key=key)
     return lambda: make_model(settings)
 
 

@@ -1,9 +1,9 @@
-"""Agent events -> what the page shows: trace-panel messages and the answer text.
+"""Agent events -> what the page shows: the chat, the trace panel and the status line.
 
 Pure data, no gradio: a trace message is a chat-message dict (`role`, `content`, `metadata` with
 `title`, `id`, `parent_id`, `status`, `duration`, `log`), the format a messages chatbot renders
 as foldable, nestable steps. `TurnView.apply(event)` is the one place an event becomes a change
-on the page; `render(events)` replays a whole turn.
+on the page; `render(events)` replays a whole turn; `page_values(state)` is what a turn streams.
 """
 
 from __future__ import annotations
@@ -11,76 +11,35 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, assert_never
+from urllib.parse import quote
 
-LABELS: dict[str, dict[str, str]] = {
-    "en": {
-        "turn": "Turn {n}",
-        "model": "Model",
-        "offline": "offline demo model",
-        "images": "Images",
-        "thinking": "Thinking…",
-        "thought": "Thought",
-        "tool": "Tool",
-        "running": "running…",
-        "arguments": "Arguments",
-        "result": "Result",
-        "failed": "failed",
-        "made_image": "Image {id} ({w}×{h})",
-        "retry": "Retry",
-        "notice": "Notice",
-        "task": "Task",
-        "known": "Known",
-        "missing": "Missing",
-        "nothing": "nothing",
-        "asked": "Asked the user",
-        "error": "Error",
-        "stats": "{calls} model call(s) · {seconds:.1f} s",
-        "calls": "{calls} model call(s)",
-        "stopped": "Stopped",
-        "stopped_text": "Stopped before it finished.",
-        "status": {
-            "collecting": "collecting",
-            "calling": "calling",
-            "done": "done",
-            "cleared": "cleared",
-            "ended": "ended",
-        },
-    },
-    "zh": {
-        "turn": "第 {n} 轮",
-        "model": "模型",
-        "offline": "离线演示模型",
-        "images": "图片",
-        "thinking": "思考中…",
-        "thought": "思考",
-        "tool": "工具",
-        "running": "运行中…",
-        "arguments": "参数",
-        "result": "结果",
-        "failed": "失败",
-        "made_image": "图片 {id}（{w}×{h}）",
-        "retry": "重试",
-        "notice": "提示",
-        "task": "任务",
-        "known": "已知",
-        "missing": "缺少",
-        "nothing": "无",
-        "asked": "向用户提问",
-        "error": "错误",
-        "stats": "{calls} 次模型调用 · {seconds:.1f} 秒",
-        "calls": "{calls} 次模型调用",
-        "stopped": "已停止",
-        "stopped_text": "在完成前被停止。",
-        "status": {
-            "collecting": "收集参数",
-            "calling": "调用中",
-            "done": "完成",
-            "cleared": "已清除",
-            "ended": "已结束",
-        },
-    },
-}
+from agent.events import (
+    AnswerDeltaEvent,
+    AnswerEvent,
+    AskUserEvent,
+    ErrorEvent,
+    Event,
+    ModelDeltaEvent,
+    NoticeEvent,
+    RunFinishedEvent,
+    RunStartedEvent,
+    StepRetryEvent,
+    TaskStateEvent,
+    ThoughtEvent,
+    ToolCallEvent,
+    ToolProgressEvent,
+    ToolResultEvent,
+)
+
+from .labels import LABELS, t
+
+if TYPE_CHECKING:
+    from .page_state import PageState
+
+# Turns the trace panel keeps: the page sends the whole trace on every update.
+TRACE_TURNS = 20
 
 _ACTION_CUT = re.compile(r"\n?\s*(Action\s*Input|Action|Answer|Final Answer)\s*[:：]", re.I)
 _THOUGHT_LABEL = re.compile(r"^\s*Thought\s*[:：]\s*", re.I)
@@ -113,10 +72,10 @@ class TurnView:
         self.turn_id = f"turn-{number}"
         self.messages: list[dict[str, Any]] = []
         self.answer = ""
-        self.final: Any = None
+        self.final: AnswerEvent | AskUserEvent | ErrorEvent | None = None
         self.model = ""
         self.offline = False
-        self.stats: Any = None
+        self.stats: RunFinishedEvent | None = None
         self.notices: list[str] = []
         self.images: list[Any] = []
         self._by_id: dict[str, dict[str, Any]] = {}
@@ -125,14 +84,16 @@ class TurnView:
         title = self.words["turn"].format(n=number)
         if question:
             title += f": {_snippet(question)}"
-        self._add(self.turn_id, title, "", status="pending", parent=False)
+        self._add(self.turn_id, title, "", status="pending")
 
     # -- the mapping ------------------------------------------------------------------------------
 
-    def apply(self, event: Any) -> None:
+    def apply(self, event: Event) -> None:
+        """Change the view for one event. The match names every event class, so a new one
+        fails here (and in the type checker) until it is given a place on the page."""
         w = self.words
-        match event.type:
-            case "run_started":
+        match event:
+            case RunStartedEvent():
                 self.model, self.offline = event.model, event.offline
                 self.images = list(event.images)
                 offline = f" ({w['offline']})" if _needs_label(event) else ""
@@ -143,10 +104,10 @@ class TurnView:
                 turn = self._by_id[self.turn_id]
                 turn["content"] = "\n\n".join(lines)
                 turn["metadata"]["log"] = event.model
-            case "notice":
+            case NoticeEvent():
                 self.notices.append(event.message)
                 self._add(self._next("notice"), w["notice"], event.message, status="done")
-            case "model_delta":
+            case ModelDeltaEvent():
                 self._raw[event.step] = self._raw.get(event.step, "") + event.text
                 thought = streaming_thought(self._raw[event.step])
                 key = f"thought-{event.step}"
@@ -154,48 +115,45 @@ class TurnView:
                     self._by_id[key]["content"] = thought or w["thinking"]
                 elif thought:
                     self._add(key, f"{w['thought']} {event.step}", thought, status="pending")
-            case "thought":
+            case ThoughtEvent():
                 key = f"thought-{event.step}"
                 if key not in self._by_id:
                     self._add(key, f"{w['thought']} {event.step}", "")
                 message = self._by_id[key]
                 message["content"] = event.text
                 message["metadata"]["status"] = "done"
-            case "tool_call":
+            case ToolCallEvent():
                 self._close_thoughts()
                 content = f"**{w['arguments']}**\n{_block(event.arguments)}"
+                title = f"{w['tool']}: {event.tool}"
                 self._add(
-                    f"call-{event.call_id}",
-                    f"{w['tool']}: {event.tool}",
-                    content,
-                    status="pending",
-                    log=w["running"],
+                    f"call-{event.call_id}", title, content, status="pending", log=w["running"]
                 )
-            case "tool_progress":
+            case ToolProgressEvent():
                 message = self._by_id.get(f"call-{event.call_id}")
                 if message is not None:
                     message["metadata"]["log"] = event.message
-            case "tool_result":
+            case ToolResultEvent():
                 self._tool_result(event)
-            case "step_retry":
+            case StepRetryEvent():
                 title = f"{w['retry']} ({w['thought']} {event.step})"
                 self._add(self._next("retry"), title, event.reason, status="done")
-            case "task_state":
+            case TaskStateEvent():
                 self._task_state(event)
-            case "ask_user":
+            case AskUserEvent():
                 self.final = event
                 self.answer = event.question
                 self._add(self._next("ask"), w["asked"], event.question, status="done")
-            case "answer_delta":
+            case AnswerDeltaEvent():
                 self.answer += event.text
-            case "answer":
+            case AnswerEvent():
                 self.final = event
                 self.answer = event.text
-            case "error":
+            case ErrorEvent():
                 self.final = event
                 self.answer = event.message
                 self._add(self._next("error"), w["error"], event.message, status="done")
-            case "run_finished":
+            case RunFinishedEvent():
                 self.stats = event
                 self._close_thoughts()
                 turn = self._by_id[self.turn_id]
@@ -206,7 +164,7 @@ class TurnView:
                     log=f"{event.model} · " + w["calls"].format(calls=event.model_calls),
                 )
             case _:
-                pass
+                assert_never(event)
 
     def stop(self) -> None:
         """Mark what was still running as stopped (the person pressed Stop)."""
@@ -239,7 +197,7 @@ class TurnView:
 
     # -- helpers ----------------------------------------------------------------------------------
 
-    def _tool_result(self, event: Any) -> None:
+    def _tool_result(self, event: ToolResultEvent) -> None:
         w = self.words
         key = f"call-{event.call_id}"
         if key not in self._by_id:
@@ -256,10 +214,9 @@ class TurnView:
             duration=round(event.duration, 2),
             log="" if event.ok else w["failed"],
         )
-        for image in event.images:
-            self.images.append(image)
+        self.images.extend(event.images)
 
-    def _task_state(self, event: Any) -> None:
+    def _task_state(self, event: TaskStateEvent) -> None:
         w = self.words
         key = "task"
         if key not in self._by_id and event.status in ("calling", "done"):
@@ -296,13 +253,10 @@ class TurnView:
         *,
         status: str | None = "done",
         log: str | None = None,
-        parent: bool = True,
     ) -> dict[str, Any]:
-        meta: dict[str, Any] = {"title": title, "id": f"{self.turn_id}/{key}"}
-        if key == self.turn_id:
-            meta["id"] = self.turn_id
-        if parent:
-            meta["parent_id"] = self.turn_id
+        meta: dict[str, Any] = {"title": title, "id": key}
+        if key != self.turn_id:
+            meta.update(id=f"{self.turn_id}/{key}", parent_id=self.turn_id)
         if status:
             meta["status"] = status
         if log:
@@ -332,9 +286,74 @@ def user_message(text: str, image_paths: Iterable[str] = ()) -> dict[str, Any]:
     return {"role": "user", "content": content or [""]}
 
 
-def render(events: Iterable[Any], number: int = 1, language: str = "en", question: str = ""):
+def render(
+    events: Iterable[Event], number: int = 1, language: str = "en", question: str = ""
+) -> TurnView:
     """Replay a whole turn; returns the finished `TurnView`."""
     view = TurnView(number, language, question)
     for event in events:
         view.apply(event)
     return view
+
+
+# -- what the page shows ------------------------------------------------------------------------
+
+
+def page_values(state: PageState) -> tuple:
+    """What a turn streams: only values, never component updates, because each component
+    update makes Gradio rebuild that component's config on the event loop."""
+    return chat_messages(state), trace_messages(state), state, status_text(state)
+
+
+def chat_messages(state: PageState) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
+    for record in state.turns:
+        messages.append(user_message(record.text, [ref.path for ref in record.refs]))
+        view = record.view
+        if view.answer:
+            messages.append({"role": "assistant", "content": view.answer})
+        elif not view.done:
+            working = {"title": LABELS[state.prefs.language]["thinking"], "status": "pending"}
+            messages.append({"role": "assistant", "content": "", "metadata": working})
+    return messages
+
+
+def trace_messages(state: PageState) -> list[dict[str, Any]]:
+    """Every recent turn's steps; finished turns fold, except the latest, which stays open.
+    The page sends the whole trace on every update, so older turns leave it (not the chat)."""
+    messages = [m for record in state.turns[-TRACE_TURNS:] for m in record.view.messages]
+    latest = state.turns[-1].view.turn_id if state.turns else None
+    for index, message in enumerate(messages):
+        meta, content = message["metadata"], message["content"]
+        if meta.get("id") == latest and meta.get("status") == "done":
+            # No status: Gradio shows the group open, without a spinner.
+            meta = {k: v for k, v in meta.items() if k != "status"}
+            message = {**message, "metadata": meta}
+        if isinstance(content, list):
+            # A folded step shows images only as Markdown, so tool images become links to
+            # the session's own copies.
+            message = {**message, "content": _markdown_with_images(content)}
+        messages[index] = message
+    return messages
+
+
+def _markdown_with_images(content: list[Any]) -> str:
+    parts = []
+    for part in content:
+        if isinstance(part, dict) and part.get("path"):
+            path = Path(part["path"])
+            parts.append(f"![{path.stem}](/gradio_api/file={quote(str(path))})")
+        else:
+            parts.append(str(part))
+    return "\n\n".join(parts)
+
+
+def status_text(state: PageState) -> str:
+    if not state.turns:
+        return ""
+    view = state.turns[-1].view
+    if view.stats_line:
+        return view.stats_line
+    if view.model:
+        return f"{t('working', state.prefs.language)} · {view.model}"
+    return t("working", state.prefs.language)

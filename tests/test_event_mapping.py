@@ -1,0 +1,141 @@
+"""Every event type has a place on the page, and a new one cannot be left out silently."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Literal, get_args
+
+import pytest
+
+from agent.config import Settings
+from agent.events import (
+    AnswerDeltaEvent,
+    AnswerEvent,
+    AskUserEvent,
+    ErrorEvent,
+    Event,
+    ImageInfo,
+    ModelDeltaEvent,
+    NoticeEvent,
+    RunFinishedEvent,
+    RunStartedEvent,
+    StepRetryEvent,
+    TaskStateEvent,
+    ThoughtEvent,
+    ToolCallEvent,
+    ToolProgressEvent,
+    ToolResultEvent,
+    _Event,
+    export_trace,
+    load_trace,
+)
+from agent.images import ImageRef
+from ui.page_state import PageState, Prefs, TurnRecord
+from ui.trace_view import TurnView, page_values, render
+
+EVENT_CLASSES = get_args(get_args(Event)[0])
+IMAGE = ImageInfo(id="img_2", width=80, height=60, path="/tmp/sessions/img_2.png")
+
+# One of each event, in the order a turn would emit them.
+ONE_OF_EACH: dict[type, object] = {
+    RunStartedEvent: RunStartedEvent(run_id="r1", model="m1", images=[IMAGE]),
+    NoticeEvent: NoticeEvent(message="notes.txt is not an image."),
+    ModelDeltaEvent: ModelDeltaEvent(step=1, text="Thought: look closer"),
+    ThoughtEvent: ThoughtEvent(step=1, text="look closer"),
+    ToolCallEvent: ToolCallEvent(step=1, call_id="c1", tool="zoom", arguments={"x": 1}),
+    ToolProgressEvent: ToolProgressEvent(call_id="c1", message="cropping…"),
+    ToolResultEvent: ToolResultEvent(
+        step=1, call_id="c1", tool="zoom", ok=True, text="zoomed", duration=0.2, images=[IMAGE]
+    ),
+    StepRetryEvent: StepRetryEvent(step=2, reason="no Action"),
+    TaskStateEvent: TaskStateEvent(tool="convert_units", known={"value": 5}, missing=["to"]),
+    AskUserEvent: AskUserEvent(question="Which unit?"),
+    AnswerDeltaEvent: AnswerDeltaEvent(text="8.0"),
+    AnswerEvent: AnswerEvent(text="8.05 km"),
+    ErrorEvent: ErrorEvent(message="The model is unreachable.", kind="connection"),
+    RunFinishedEvent: RunFinishedEvent(
+        status="answered", model="m1", model_calls=2, steps=1, duration=1.5
+    ),
+}
+
+
+def titles(view: TurnView) -> list[str]:
+    return [m["metadata"]["title"] for m in view.messages]
+
+
+def test_there_is_a_sample_of_every_event_type():
+    assert len(EVENT_CLASSES) == 14
+    assert set(ONE_OF_EACH) == set(EVENT_CLASSES)
+
+
+@pytest.mark.parametrize("cls", EVENT_CLASSES, ids=lambda cls: cls.__name__)
+def test_the_mapping_handles_each_event_type_on_its_own(cls):
+    view = TurnView()
+    view.apply(ONE_OF_EACH[cls])
+    assert view.messages[0]["metadata"]["id"] == "turn-1"
+
+
+def test_an_event_type_the_mapping_does_not_know_fails_loudly():
+    class SurpriseEvent(_Event):
+        type: Literal["surprise"] = "surprise"
+
+    with pytest.raises(AssertionError):
+        TurnView().apply(SurpriseEvent())
+
+
+def test_each_event_type_shows_where_a_person_looks():
+    view = TurnView(1, "en", "how far?")
+    seen: dict[type, bool] = {}
+
+    def step(cls, check):
+        view.apply(ONE_OF_EACH[cls])
+        seen[cls] = bool(check())
+
+    step(RunStartedEvent, lambda: "m1" in view.messages[0]["content"] and view.model == "m1")
+    step(NoticeEvent, lambda: "Notice" in titles(view) and view.notices)
+    step(ModelDeltaEvent, lambda: view.messages[-1]["content"] == "look closer")
+    step(ThoughtEvent, lambda: view.messages[-1]["metadata"]["status"] == "done")
+    step(ToolCallEvent, lambda: view.messages[-1]["metadata"]["status"] == "pending")
+    step(ToolProgressEvent, lambda: view.messages[-1]["metadata"]["log"] == "cropping…")
+    step(ToolResultEvent, lambda: view.messages[-1]["content"][1] == {"path": IMAGE.path})
+    step(StepRetryEvent, lambda: "Retry (Thought 2)" in titles(view))
+    step(TaskStateEvent, lambda: "Task: convert_units" in titles(view))
+    step(AskUserEvent, lambda: view.answer == "Which unit?" and view.done)
+    step(AnswerDeltaEvent, lambda: view.answer == "Which unit?8.0")
+    step(AnswerEvent, lambda: view.answer == "8.05 km")
+    step(ErrorEvent, lambda: "Error" in titles(view) and view.answer.startswith("The model"))
+    step(RunFinishedEvent, lambda: view.stats_line == "m1 · 2 model call(s) · 1.5 s")
+    assert seen == dict.fromkeys(EVENT_CLASSES, True)
+
+
+def test_a_downloaded_trace_renders_as_the_turn_did():
+    events = list(ONE_OF_EACH.values())
+    again = load_trace(export_trace(events))
+    assert render(again, question="q").messages == render(events, question="q").messages
+
+
+def test_page_values_show_the_conversation_the_trace_and_the_status():
+    state = PageState(Prefs(), Settings())
+    ref = ImageRef(
+        id="img_1", path="/tmp/up/img_1.png", width=8, height=8, media_type="image/png", digest="d"
+    )
+    # A turn that answers: one of each event but the other two endings.
+    turn = [e for cls, e in ONE_OF_EACH.items() if cls not in (AskUserEvent, ErrorEvent)]
+    view = render(turn, question="how far?")
+    state.turns.append(TurnRecord(text="how far?", refs=[ref], view=view))
+    chat, trace, same, status = page_values(state)
+    assert same is state and status == view.stats_line
+    assert chat == [
+        {"role": "user", "content": ["how far?", {"path": "/tmp/up/img_1.png"}]},
+        {"role": "assistant", "content": "8.05 km"},
+    ]
+    # The latest finished turn stays open; a tool's image becomes a link to the served copy.
+    assert "status" not in trace[0]["metadata"]
+    zoom = next(m for m in trace if m["metadata"]["title"] == "Tool: zoom")
+    assert "](/gradio_api/file=/tmp/sessions/img_2.png)" in zoom["content"]
+
+
+def test_the_mapping_needs_no_gradio():
+    code = "import sys, ui.trace_view, ui.page_state; assert 'gradio' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)

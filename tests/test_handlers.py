@@ -1,0 +1,169 @@
+"""The page's handlers called directly, without building or launching the page."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import gradio as gr
+import pytest
+
+from agent.config import Settings
+from agent.models import OfflineModel, ScriptedModel
+from tests.conftest import Echo
+from tools.convert_units import ConvertUnits
+from ui.handlers import PageHandlers
+from ui.page_state import PageState, Prefs
+
+ECHO = ['Thought: echo it.\nAction: echo\nAction Input: {"text": "hi"}', "Answer: It said hi."]
+
+
+@pytest.fixture(autouse=True)
+def no_model_env(monkeypatch):
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENT_MODEL", "HF_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def handlers(*replies: str, delay: float = 0.0, tools=None) -> PageHandlers:
+    return PageHandlers(
+        model_factory=lambda prefs: ScriptedModel(list(replies), delay=delay, name="fake"),
+        env=Settings(),
+        tools=[Echo()] if tools is None else tools,
+    )
+
+
+async def run(stream) -> list[tuple]:
+    return [update async for update in stream]
+
+
+def titles(trace: list[dict]) -> list[str]:
+    return [m["metadata"]["title"] for m in trace]
+
+
+async def test_a_turn_streams_the_question_first_and_the_answer_last():
+    page = handlers(*ECHO)
+    updates = await run(page.chat({"text": "echo hi", "files": []}, None))
+    chat, trace, state, status = updates[0]
+    assert isinstance(state, PageState)
+    assert chat == [
+        {"role": "user", "content": ["echo hi"]},
+        {
+            "role": "assistant",
+            "content": "",
+            "metadata": {"title": "Thinking…", "status": "pending"},
+        },
+    ]
+    assert titles(trace) == ["Turn 1: echo hi"] and status == "Working…"
+    chat, trace, state, status = updates[-1]
+    assert chat[-1] == {"role": "assistant", "content": "It said hi."}
+    assert "Tool: echo" in titles(trace)
+    assert status.startswith("fake · 2 model call(s)")
+    saved = json.loads(Path(state.trace_file).read_text())
+    assert saved[-1]["type"] == "answer"
+    download = page.download_update(state)
+    assert download.interactive
+
+
+async def test_the_same_state_continues_the_conversation_on_the_offline_model():
+    page = PageHandlers(lambda prefs: OfflineModel(), Settings(), [ConvertUnits()])
+    *_, (chat, _, state, _) = await run(page.chat({"text": "convert 5 miles"}, None))
+    assert "unit" in chat[-1]["content"].lower()
+    *_, (chat, trace, _, _) = await run(page.chat({"text": "km"}, state))
+    assert len(chat) == 4 and "8.0" in chat[-1]["content"]
+    # Finished turns fold, the latest stays open.
+    first, second = (m["metadata"] for m in trace if m["metadata"]["id"] in ("turn-1", "turn-2"))
+    assert first["status"] == "done" and "status" not in second
+    state.close()
+
+
+async def test_stop_marks_the_running_turn_stopped_and_offers_its_trace():
+    page = handlers("Thought: I will take my time with this one.\nAnswer: late", delay=0.05)
+    stream = page.chat({"text": "anything"}, None)
+    _, _, state, _ = await anext(stream)
+    while not state.turns[-1].view.messages[1:]:
+        await anext(stream)
+    await stream.aclose()  # what Gradio's cancel does to the running turn
+    chat, trace, state, _, download = page.stop(state)
+    assert chat[-1]["content"] == "Stopped before it finished."
+    assert "Stopped" in titles(trace)
+    assert download.interactive and Path(state.trace_file).exists()
+
+
+async def test_clear_forgets_the_conversation_and_the_trace_file():
+    page = handlers(*ECHO)
+    *_, (_, _, state, _) = await run(page.chat({"text": "echo hi"}, None))
+    chat, trace, state, status, box, download = page.clear(state)
+    assert (chat, trace, status, box) == ([], [], "", None)
+    assert state.turns == [] and not download.interactive
+
+
+async def test_retry_runs_the_last_message_again_in_its_place():
+    page = handlers(*ECHO)
+    assert [u[0] for u in await run(page.retry(None))] == [[]]
+    *_, (_, _, state, _) = await run(page.chat({"text": "echo hi"}, None))
+    page.make_model = lambda prefs: ScriptedModel(["Answer: again"], name="fake")
+    updates = await run(page.retry(state))
+    chat, trace, _, _ = updates[-1]
+    assert [m["role"] for m in chat] == ["user", "assistant"]
+    assert chat[-1]["content"] == "again"
+    assert titles(trace)[0] == "Turn 1: echo hi"
+
+
+async def test_an_example_starts_a_new_request_instead_of_answering_a_question():
+    page = PageHandlers(lambda prefs: OfflineModel(), Settings(), [ConvertUnits()])
+    *_, (_, _, state, _) = await run(page.chat({"text": "convert 5 miles"}, None))
+    assert state.session.task is not None
+    *_, (chat, _, _, _) = await run(page.run_example({"text": "km"}, state))
+    assert "8.0" not in chat[-1]["content"]
+    state.close()
+
+
+def test_set_pref_changes_one_setting_and_the_offline_banner():
+    page = handlers()
+    state, banner = page.set_pref("source")("openai", None)
+    assert state.prefs.source == "openai" and banner.visible is False
+    state, banner = page.set_pref("source")("offline", state)
+    assert banner.visible is True
+    state, _ = page.set_pref("model")("my-model", state)
+    assert state.prefs.model == "my-model"
+    # A cleared field goes back to the default.
+    state, _ = page.set_pref("max_steps")(None, state)
+    assert state.prefs.max_steps == page.prefs0.max_steps
+
+
+def test_take_message_empties_the_input_only_when_the_turn_can_start():
+    page = PageHandlers(env=Settings(), tools=[])
+    message = {"text": "hello", "files": []}
+    assert page.take_message(message, None) == (None, message)
+    too_long = {"text": "x" * (Settings().max_message_chars + 1), "files": []}
+    assert page.take_message(too_long, None) == (gr.skip(), too_long)
+    state = page.new_state()
+    state.prefs.source = "openai"  # no key, no base URL
+    assert page.take_message(message, state) == (gr.skip(), message)
+
+
+async def test_a_hosted_model_without_key_or_url_warns_and_leaves_no_turn():
+    page = PageHandlers(env=Settings(), tools=[])
+    state = PageState(Prefs(source="openai"), Settings())
+    with pytest.warns(UserWarning, match="API key or a base URL"):
+        updates = await run(page.chat({"text": "hello"}, state))
+    assert updates[-1][0] == [] and state.turns == []
+
+
+async def test_an_empty_message_is_refused_in_a_sentence():
+    page = handlers()
+    with pytest.raises(gr.Error, match="Type a question or attach an image first"):
+        await run(page.chat({"text": "  "}, None))
+
+
+async def test_the_handlers_keep_sessions_apart():
+    page = PageHandlers(lambda prefs: OfflineModel(), Settings(), [ConvertUnits()])
+    first, second = page.new_state(), page.new_state()
+    await asyncio.gather(
+        run(page.chat({"text": "convert 5 miles"}, first)),
+        run(page.chat({"text": "km"}, second)),
+    )
+    assert first.session.task is not None and second.session.task is None
+    for state in (first, second):
+        state.close()

@@ -1,0 +1,6 @@
+"""The page's side of the app, apart from its layout (which is app.py).
+
+`trace_view` turns agent events into page values and needs no gradio; `page_state` is what one
+browser session owns; `handlers` are what the page's inputs and buttons call; `examples` are
+the requests offered under the input.
+"""

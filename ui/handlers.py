@@ -1,0 +1,217 @@
+"""What the page's inputs and buttons call, apart from the page that wires them (app.py).
+
+`PageHandlers` holds what every session shares (settings, tools, how a model is made); each
+handler takes one session's `PageState`, None before that session's first event, and returns or
+streams page values. Nothing here needs a launched page, so tests call the handlers directly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+import gradio as gr
+
+from agent.config import ModelNotConfigured, Settings
+from agent.events import AnswerDeltaEvent, ModelDeltaEvent, NoticeEvent, ToolProgressEvent
+from agent.images import ImageRef
+from agent.intake import message_problem, prepare_images
+from agent.runner import Agent
+
+from .labels import t
+from .page_state import PageState, Prefs, TurnRecord, default_model, default_prefs
+from .trace_view import TurnView, page_values
+
+STREAM_INTERVAL = 0.05
+# Events that come in streams: shown at most every STREAM_INTERVAL.
+_DELTAS = (ModelDeltaEvent, AnswerDeltaEvent, ToolProgressEvent)
+
+
+class PageHandlers:
+    """The page's handlers. `model_factory(prefs)` picks the model for a turn (tests inject
+    scripted ones); by default the session's settings do, through `agent.config`."""
+
+    def __init__(
+        self,
+        model_factory: Callable[[Prefs], Any] | None = None,
+        env: Settings | None = None,
+        tools: list[Any] | None = None,
+    ) -> None:
+        self.env = env or Settings()
+        if tools is None:
+            from tools import default_tools
+
+            tools = default_tools(self.env.tool_settings())
+        self.tools = tools
+        self.prefs0 = default_prefs(self.env)
+        self.injected = model_factory is not None
+        self.make_model = model_factory or (lambda prefs: default_model(prefs, self.env))
+
+    def new_state(self) -> PageState:
+        return PageState(replace(self.prefs0), self.env)
+
+    def model_for(self, state: PageState) -> Any:
+        # Injected factories (tests) give a fresh model per turn; ours is kept per session.
+        return self.make_model(state.prefs) if self.injected else state.model(self.make_model)
+
+    def refusal(self, message: dict | None, language: str) -> str | None:
+        """Why a message is refused as a whole before it is taken from the input, or None."""
+        message = message or {}
+        return message_problem(
+            str(message.get("text") or ""),
+            len(message.get("files") or []),
+            max_chars=self.env.max_message_chars,
+            max_images=self.env.max_images_per_message,
+            language=language,
+        )
+
+    async def run_turn(
+        self, state: PageState, text: str, files: Sequence[str | ImageRef]
+    ) -> AsyncIterator[tuple]:
+        prefs = state.prefs
+        problem = self.refusal({"text": text, "files": files}, prefs.language)
+        if problem:
+            raise gr.Error(problem, print_exception=False)
+        # Uploads the agent can use (prepared off the event loop), and one sentence for each
+        # it cannot; uploads keep their file name for that.
+        good, refused = await prepare_images(state.session.images, files)
+        for sentence in refused:
+            gr.Warning(sentence)
+        if not text.strip() and not good:
+            if refused:
+                raise gr.Error(" ".join(refused), print_exception=False)
+            raise gr.Error(t("empty_input", prefs.language), print_exception=False)
+        session = state.session
+        record = TurnRecord(
+            text=text,
+            refs=good,
+            view=TurnView(len(state.turns) + 1, prefs.language, text),
+            task_before=session.task.model_copy(deep=True) if session.task else None,
+            history_len=len(session.history),
+        )
+        for sentence in refused:
+            notice = NoticeEvent(message=sentence)
+            record.events.append(notice)
+            record.view.apply(notice)
+        state.turns.append(record)
+        del state.turns[: -self.env.max_history_turns]
+        yield page_values(state)
+        try:
+            model = self.model_for(state)
+        except ModelNotConfigured as exc:
+            gr.Warning(str(exc))
+            state.turns.pop()
+            yield page_values(state)
+            return
+        agent = Agent(
+            model,
+            self.tools,
+            settings=self.env,
+            language=prefs.language,
+            style=prefs.style,
+            max_steps=int(prefs.max_steps),
+            temperature=float(prefs.temperature),
+            image_detail=prefs.image_detail,
+        )
+        shown = 0.0
+        async with contextlib.aclosing(agent.run(text, good, session)) as events:
+            async for event in events:
+                record.events.append(event)
+                record.view.apply(event)
+                now = time.monotonic()
+                # Text deltas arrive faster than anyone reads; showing them at most every
+                # STREAM_INTERVAL keeps the page fluid and the server free for other sessions.
+                # Every other event is shown at once, and the next update carries what waited.
+                if isinstance(event, _DELTAS) and now - shown < STREAM_INTERVAL:
+                    continue
+                if record.view.done:
+                    state.write_trace(record)
+                shown = now
+                yield page_values(state)
+
+    async def chat(self, message: dict | None, state: PageState | None) -> AsyncIterator[tuple]:
+        state = state or self.new_state()
+        message = message or {}
+        text = str(message.get("text") or "")
+        files = [_file_path(f) for f in message.get("files") or []]
+        async for update in self.run_turn(state, text, files):
+            yield update
+
+    async def run_example(
+        self, message: dict | None, state: PageState | None
+    ) -> AsyncIterator[tuple]:
+        # An example is a new request, not the answer to a question the agent left open.
+        state = state or self.new_state()
+        state.session.task = None
+        async for update in self.chat(message, state):
+            yield update
+
+    async def retry(self, state: PageState | None) -> AsyncIterator[tuple]:
+        state = state or self.new_state()
+        if not state.turns:
+            yield page_values(state)
+            return
+        last = state.turns.pop()
+        session = state.session
+        session.task = last.task_before
+        del session.history[last.history_len :]
+        async for update in self.run_turn(state, last.text, last.refs):
+            yield update
+
+    def stop(self, state: PageState | None) -> tuple:
+        state = state or self.new_state()
+        if state.turns and not state.turns[-1].view.done:
+            record = state.turns[-1]
+            record.view.stop()
+            # The cancelled turn left no history; its task starts over from before it.
+            state.session.task = record.task_before
+            state.write_trace(record)
+        return (*page_values(state), self.download_update(state))
+
+    def clear(self, state: PageState | None) -> tuple:
+        state = state or self.new_state()
+        state.reset()
+        return (*page_values(state), None, self.download_update(state))
+
+    def set_pref(self, name: str) -> Callable[[Any, PageState | None], tuple]:
+        """The handler for one setting; a cleared field goes back to the default."""
+
+        def handler(value: Any, state: PageState | None) -> tuple:
+            state = state or self.new_state()
+            default = getattr(self.prefs0, name)
+            setattr(state.prefs, name, value if value is not None else default)
+            return state, self.banner_update(state.prefs)
+
+        return handler
+
+    def take_message(self, message: dict | None, state: PageState | None) -> tuple:
+        """Move the typed message out of the input, so the input empties at once while the
+        turn runs from the copy; if the turn cannot start, the words stay to send again."""
+        if self.refusal(message, state.prefs.language if state else self.prefs0.language):
+            return gr.skip(), message  # the turn says why; the words stay in the input
+        try:
+            if state is not None and not self.injected:
+                state.model(self.make_model)
+            else:
+                self.make_model(state.prefs if state else self.prefs0)
+        except ModelNotConfigured:
+            return gr.skip(), message
+        return None, message
+
+    @staticmethod
+    def banner_update(prefs: Prefs) -> Any:
+        return gr.Markdown(visible=prefs.source == "offline")
+
+    @staticmethod
+    def download_update(state: PageState | None) -> Any:
+        trace_file = state.trace_file if state else None
+        return gr.DownloadButton(value=trace_file, interactive=trace_file is not None)
+
+
+def _file_path(item: Any) -> str:
+    if isinstance(item, dict):
+        return str(item.get("path") or item.get("name") or "")
+    return str(item)

@@ -1,0 +1,145 @@
+"""What one browser session owns: its settings, its conversation, its turns, its files."""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import SecretStr
+
+from agent.config import ModelChoice, Settings, make_model
+from agent.events import Event, export_trace
+from agent.images import ImageRef, ImageStore
+from agent.session import Session
+
+if TYPE_CHECKING:
+    from agent.dialogue import PendingTask
+
+    from .trace_view import TurnView
+
+
+@dataclass
+class Prefs:
+    """One browser session's settings. The API key never leaves the server once typed."""
+
+    source: str = "offline"
+    base_url: str = ""
+    model: str = ""
+    api_key: str = field(default="", repr=False)
+    temperature: float = 0.0
+    max_steps: int = 8
+    image_detail: str = "auto"
+    language: str = "en"
+    style: str = "react"
+
+    def choice(self) -> ModelChoice:
+        return ModelChoice(
+            source=self.source,
+            base_url=self.base_url,
+            model=self.model,
+            api_key=SecretStr(self.api_key),
+        )
+
+
+def default_prefs(env: Settings) -> Prefs:
+    choice = env.default_choice()
+    return Prefs(
+        source=choice.source,
+        base_url=choice.base_url,
+        model=choice.model,
+        temperature=env.temperature,
+        max_steps=env.max_steps,
+        image_detail=env.image_detail,
+        language=env.language,
+        style=env.prompt_style,
+    )
+
+
+def default_model(prefs: Prefs, env: Settings) -> Any:
+    """The model the session's settings name; `ModelNotConfigured` if they name none."""
+    return make_model(env, prefs.choice())
+
+
+@functools.cache
+def sessions_root() -> Path:
+    """One folder for every session's prepared images, each session in its own folder with a
+    random name; the page serves this folder and assets/, nothing else of the disk."""
+    return Path(tempfile.mkdtemp(prefix="agent-sessions-"))
+
+
+@dataclass
+class TurnRecord:
+    text: str
+    refs: list[ImageRef]
+    view: TurnView
+    events: list[Event] = field(default_factory=list)
+    # What a retry or a stop puts back: the task and the history length from before the turn.
+    task_before: PendingTask | None = None
+    history_len: int = 0
+
+
+class PageState:
+    """Everything one browser session owns. Made fresh per session; nothing is shared."""
+
+    def __init__(self, prefs: Prefs, env: Settings) -> None:
+        self.prefs = prefs
+        self.env = env
+        self.turns: list[TurnRecord] = []
+        self.trace_file: str | None = None
+        self._session: Session | None = None
+        self._dir: str | None = None
+        self._model: tuple[tuple, Any] | None = None
+
+    def model(self, make: Callable[[Prefs], Any]) -> Any:
+        """This session's hosted model, made again only when its settings change: building
+        an HTTP client per turn costs real time. The key stays with the session."""
+        p = self.prefs
+        key = (p.source, p.base_url, p.model, p.api_key)
+        if self._model is None or self._model[0] != key:
+            self._model = (key, make(p))
+        return self._model[1]
+
+    @property
+    def session(self) -> Session:
+        # Made on first use: a Session holds a lock, which gr.State could not copy.
+        if self._session is None:
+            store = ImageStore(
+                # Under the one folder the page may serve, so the trace can show tool images.
+                root=tempfile.mkdtemp(prefix="session-", dir=sessions_root()),
+                max_side=self.env.max_image_side,
+                max_bytes=int(self.env.max_upload_mb * 1024 * 1024),
+            )
+            self._session = Session(images=store)
+        return self._session
+
+    @property
+    def folder(self) -> Path:
+        if self._dir is None:
+            self._dir = tempfile.mkdtemp(prefix="agent-page-")
+        return Path(self._dir)
+
+    def reset(self) -> None:
+        self.close()
+        self.turns = []
+        self.trace_file = None
+
+    def close(self) -> None:
+        self._model = None
+        if self._session is not None:
+            shutil.rmtree(self._session.images.root, ignore_errors=True)
+            self._session = None
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = None
+
+    def write_trace(self, record: TurnRecord) -> str:
+        run_id = next((e.run_id for e in record.events if e.type == "run_started"), "turn")
+        path = self.folder / f"trace-{len(self.turns)}-{run_id}.json"
+        path.write_bytes(export_trace(record.events))
+        self.trace_file = str(path)
+        return self.trace_file
