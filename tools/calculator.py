@@ -305,7 +305,7 @@ def find_expression(text: str) -> str | None:
     best = ""
     for match in _EXPRESSION_RUN.finditer(text):
         candidate = match.group(0).strip()
-        candidate = re.sub(r"^(?:of\b|[*/%)])+|(?:\bof|[-+*/(])+$", "", candidate).strip()
+        candidate = re.sub(r"^(?:of\b|[*/%)])+|(?:\bof|[-+*/(.,])+$", "", candidate).strip()
         while candidate.endswith(")") and candidate.count(")") > candidate.count("("):
             candidate = candidate[:-1].rstrip()
         has_value = re.search(r"\d|\b(?:pi|e|tau)\b", candidate)

@@ -209,6 +209,7 @@ class ReadText(Tool):
         r"\bOCR\b",
         r"\bread (?:the |this |out |all )?(?:text|words?|sign|label|writing|it|what)",
         r"\btranscribe",
+        r"\bread (?:out |me )?(?:the|this|that|my|it)\b",
         r"\b(?:extract|copy|get|pull) (?:out )?(?:the |all )?(?:the )?(?:text|words|writing)",
         r"\btext\b",
         r"\bwritten\b",
