@@ -242,3 +242,19 @@ def test_chinese_is_not_split_into_spaced_characters(store, engine, size, enlarg
     lines = run(store, image_id=store.load(png(image)).id).data["lines"]
     text = " ".join(line["text"] for line in lines)
     assert "欢迎光临" in text and "营业时间" in text, text
+
+
+def test_lines_are_still_read_when_character_boxes_fail(store, monkeypatch):
+    class BoxlessEngine:
+        def __init__(self, **settings):
+            pass
+
+        def __call__(self, image, return_word_box=False, **settings):
+            if return_word_box:
+                raise ValueError("degenerate box")
+            return [[[[5, 5], [60, 5], [60, 20], [5, 20]], "EXIT 42", 0.99]], [0.0]
+
+    monkeypatch.setattr(read_text, "_engine", None)
+    monkeypatch.setattr(rapidocr_onnxruntime, "RapidOCR", BoxlessEngine)
+    source = store.load(png(sign())).id
+    assert run(store, image_id=source).data["lines"][0]["text"] == "EXIT 42"

@@ -175,14 +175,19 @@ def recognise(image: Image.Image, min_confidence: float = 0.5) -> list[dict[str,
     engine = get_engine()
     prepared = _engine_input(image)
     with _call_lock:
-        # Giving any setting resets the others to the engine's defaults, so all are given.
-        found, _ = engine(
-            prepared,
-            return_word_box=True,
-            text_score=ENGINE_MIN_SCORE,
-            box_thresh=0.5,
-            unclip_ratio=1.6,
-        )
+        try:
+            # Giving any setting resets the others to the engine's defaults, so all are given.
+            found, _ = engine(
+                prepared,
+                return_word_box=True,
+                text_score=ENGINE_MIN_SCORE,
+                box_thresh=0.5,
+                unclip_ratio=1.6,
+            )
+        except Exception:
+            # The character boxes are an extra; the lines as read are still worth having.
+            log.warning("OCR with character boxes failed; reading without", exc_info=True)
+            found, _ = engine(prepared, text_score=ENGINE_MIN_SCORE)
     gray = np.asarray(prepared.convert("L"))
     pieces = []
     for polygon, text, score, *detail in found or []:
