@@ -236,7 +236,7 @@ class ConvertUnits(Tool):
     Args = ConvertArgs
     triggers = (
         r"\bconvert\s+-?\d",
-        r"\bconvert\b.*\d.*\b(?:to|into|in)\b",
+        r"\bconvert\b\D*\d.*\b(?:to|into|in)\b",  # \D*, not .*: linear in the text
         r"\bhow many\s+\w+(?:\s+\w+)?\s+(?:is|are|in)\s+(?:a|an|one|-?\d)",
         r"\d\s*(?:°\s*[cf]\b|℃|℉|degrees?\s+(?:celsius|fahrenheit))",
         r"\b(?:celsius|fahrenheit)\b",

@@ -65,7 +65,9 @@ _WORDS: tuple[tuple[str, str], ...] = (
     (r"\bright\b|右边|右侧|右面|右部", "right"),
 )
 _FACTOR = re.compile(
-    r"(\d+(?:\.\d+)?)\s*(?:x\b|×|倍|times\b)|(?:\bx|×|\bby|\bfactor(?: of)?)\s*(\d+(?:\.\d+)?)",
+    # The lookbehind keeps a long run of digits from making the search quadratic.
+    r"(?<![\d.])(\d+(?:\.\d+)?)\s*(?:x\b|×|倍|times\b)"
+    r"|(?:\bx|×|\bby|\bfactor(?: of)?)\s*(\d+(?:\.\d+)?)",
     re.IGNORECASE,
 )
 
