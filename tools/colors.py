@@ -181,13 +181,8 @@ class Colors(Tool):
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
         found = image_id_from(text, image_ids, known)
-<<<<<<< HEAD
         words = without_references(text)
-        amount = r"(\d+|[一两二三四五六七八九十])"
-=======
-        words = re.sub(r"\bimg_\d+\b", " ", text.lower())
         amount = r"(?<!\d)(\d{1,3}|[一两二三四五六七八九十])"
->>>>>>> tools-hardening
         match = re.search(amount + r"\s*(?:种|个|main|dominant|top|colou?r)", words)
         match = match or re.search(r"(?:top|前)\s*" + amount, words)
         if match:
