@@ -94,6 +94,7 @@ class TurnState:
         kind: str = "tool",
         ok: bool = True,
         tool: str = "",
+        call: Any = None,
     ) -> None:
         self.steps.append(
             StepRecord(
@@ -103,6 +104,7 @@ class TurnState:
                 kind=kind,  # type: ignore[arg-type]
                 ok=ok,
                 tool=tool,
+                call=call,
             )
         )
 

@@ -19,6 +19,15 @@ class ModelError(Exception):
         self.kind = kind
 
 
+class ToolCallPart(BaseModel):
+    """A whole tool call from a model that calls tools natively. A model's stream yields text
+    (`str`) and, once each call's pieces are assembled, one of these."""
+
+    id: str
+    name: str
+    arguments: str = "{}"  # JSON text, as the endpoint sent it (possibly broken)
+
+
 class StepHint(BaseModel):
     """A finished step of this turn as data: what the offline model reads instead of prose."""
 
@@ -56,6 +65,9 @@ class ModelRequest(BaseModel):
     known: dict[str, Any] = Field(default_factory=dict)
     language: str = "en"
     style: str = "react"
+    # Native tool calling: the endpoint's `tools` parameter (OpenAI function specs). None means
+    # the ReAct text protocol, where the tools are described in the prompt.
+    tool_specs: list[dict[str, Any]] | None = None
 
 
 @runtime_checkable
@@ -65,6 +77,7 @@ class ChatModel(Protocol):
     name: str
     offline: bool
 
-    def stream(self, request: ModelRequest) -> AsyncIterator[str]:
-        """Yield the reply in pieces; raise `ModelError` on failure. Closing it stops it."""
+    def stream(self, request: ModelRequest) -> AsyncIterator[str | ToolCallPart]:
+        """Yield the reply in pieces (text, and whole tool calls when `request.tool_specs` is
+        set); raise `ModelError` on failure. Closing it stops it."""
         ...
