@@ -145,7 +145,7 @@ FAILURES = {
     "unknown model": (unknown_model("test-model"), "not_found", 404, "test-model"),
     "rate limit": (rate_limited(retry_after=7), "rate_limit", 429, "7 seconds"),
     "server error": (server_error(), "server", 500, "internal error"),
-    "no answer": (Hang(seconds=5), "timeout", None, "did not answer within 1 seconds"),
+    "no answer": (Hang(seconds=5), "timeout", None, "did not answer within 1 second;"),
     "stalled stream": (Hang(seconds=5, text="Thought: I"), "timeout", None, "stopped sending"),
     "cut off": (CutOff("Thought: I will look at the ima"), "cut_off", None, "cut off"),
     "dropped": (CutOff(""), "connection", None, "before sending a reply"),
