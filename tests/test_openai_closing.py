@@ -162,3 +162,17 @@ async def test_a_stall_mid_reply_is_closed_at_the_timeout(serve, timeout):
     assert server.wait_for_disconnects(1, timeout=1)
     assert wait_until_closed(server.port) == []
     await model.aclose()
+
+
+async def test_closing_the_model_mid_reply_ends_the_call_with_a_sentence(serve):
+    server = serve(["x" * 400], chunk_size=2, chunk_delay=0.01)
+    model = make_model(server)
+    got = ""
+
+    with pytest.raises(ModelError, match="cut off part-way") as caught:
+        async for piece in model.stream(ask()):
+            got += piece
+            model.close()
+
+    assert caught.value.kind == "cut_off" and got == "xx"
+    assert await asyncio.to_thread(wait_until_closed, server.port) == []

@@ -98,8 +98,9 @@ class OpenAIChatModel:
         loop = asyncio.get_running_loop()
         if self._client_loop is not loop:
             # Pooled connections belong to the loop that opened them; a new loop (another
-            # asyncio.run) needs its own client.
-            self.close()
+            # asyncio.run) needs its own client. The old one is dropped, not closed: its loop
+            # may still be streaming with it in another thread.
+            self._client = None
         if self._client is None:
             self._client_loop = loop
             self._client = openai.AsyncOpenAI(
@@ -126,7 +127,8 @@ class OpenAIChatModel:
 
         The closing runs on the loop that owns the client: as a task when that loop is this
         thread's, handed over when it runs in another thread (a page session ending), and not
-        at all when it has stopped, since its connections went with it.
+        at all once that loop has ended, when the sockets go with the client object. A call in
+        flight on this model then fails with a `ModelError`.
         """
         client, loop = self._client, self._client_loop
         self._client = self._client_loop = None
