@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -41,8 +41,11 @@ class StepHint(BaseModel):
 class ModelRequest(BaseModel):
     """Everything a model is given for one call.
 
-    `messages` are OpenAI chat messages. The remaining fields are hints that a hosted model
-    ignores (it reads the prompt) and the offline model uses in place of understanding language.
+    `messages` are OpenAI chat messages. `max_tokens` caps the reply; None leaves it to the
+    model's own default. `on_retry`, when given, is called with one sentence each time a hosted
+    model tries the call again (after a dropped connection, a 429 or a 5xx), so the trace can
+    show it; it is never serialised. The remaining fields are hints that a hosted model ignores
+    (it reads the prompt) and the offline model uses in place of understanding language.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -52,6 +55,7 @@ class ModelRequest(BaseModel):
     temperature: float = 0.0
     max_tokens: int | None = None
     purpose: Literal["step", "final"] = "step"
+    on_retry: Callable[[str], None] | None = Field(default=None, exclude=True, repr=False)
     # Hints for the offline model.
     question: str = ""
     tools: Sequence[Any] = ()
