@@ -11,7 +11,7 @@ from typing import Any
 from tools.base import Tool
 
 from . import dialogue, prompts
-from .events import AnswerEvent, AskUserEvent, ErrorEvent, ImageInfo
+from .events import AnswerEvent, AskUserEvent, ErrorEvent, ImageInfo, NoticeEvent
 from .images import ImageRef
 from .intake import turn_language
 from .messages import StepRecord, action_text, model_request
@@ -66,7 +66,7 @@ class TurnState:
                 agent.image_detail,  # type: ignore[arg-type]
             )
             messages = agent.style.messages(context)
-        return model_request(
+        request = model_request(
             messages,
             steps=self.steps,
             question=self.text,
@@ -78,6 +78,9 @@ class TurnState:
             temperature=agent.temperature,
             purpose=purpose,  # type: ignore[arg-type]
         )
+        # A hosted model's retries show in the trace while they wait.
+        request.on_retry = lambda sentence: self.emit(NoticeEvent(message=sentence))
+        return request
 
     def transcript(self) -> str:
         task = self.session.task
