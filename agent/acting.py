@@ -41,6 +41,20 @@ log = logging.getLogger(__name__)
 MAX_REPEATS = 2
 
 
+def retry(turn: TurnState, step_no: int, raw: str, reason: str) -> Terminal | None:
+    """An unusable reply goes back to the model with the reason, a bounded number of times."""
+    turn.parse_retries += 1
+    turn.emit(StepRetryEvent(step=step_no, reason=reason))
+    if turn.parse_retries > turn.agent.max_parse_retries:
+        return ErrorEvent(
+            kind="parse",
+            message="The model's replies could not be understood, so the agent stopped. "
+            "Try again, or choose a stronger model in Settings.",
+        )
+    turn.record(raw or "(empty reply)", reason, kind="feedback", ok=False)
+    return None
+
+
 @dataclass
 class Ready:
     """A tool call whose arguments are complete and checked, waiting to run. The ReAct loop runs

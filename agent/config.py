@@ -66,6 +66,11 @@ class Settings(BaseSettings):
     max_upload_mb: float = Field(default=20.0, gt=0, le=200, validation_alias="AGENT_MAX_UPLOAD_MB")
     tool_timeout: float = Field(default=30.0, gt=0, le=600, validation_alias="AGENT_TOOL_TIMEOUT")
     model_timeout: float = Field(default=60.0, gt=0, le=600, validation_alias="AGENT_MODEL_TIMEOUT")
+    # How models call tools: react (the ReAct text), native (the endpoint's `tools` parameter)
+    # or auto (unset): native where the model can (hosted endpoints), falling back to react.
+    tool_protocol: Literal["react", "native", "auto"] | None = Field(
+        default=None, validation_alias="AGENT_TOOL_PROTOCOL"
+    )
     # One turn, model calls and tools included, ends with a sentence after this long.
     turn_timeout: float = Field(default=240.0, gt=0, le=3600, validation_alias="AGENT_TURN_TIMEOUT")
     # Bounds on one message: a pasted book or a folder of photos is refused at once, with a

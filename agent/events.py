@@ -38,6 +38,8 @@ class RunStartedEvent(_Event):
     offline: bool = False
     language: str = "en"
     style: str = "react"
+    # How the model calls tools: the ReAct text protocol or the endpoint's own tool calling.
+    protocol: str = "react"
     images: list[ImageInfo] = Field(default_factory=list)
 
 
@@ -144,6 +146,7 @@ ErrorKind = Literal[
     "empty",
     "http",
     "not_found",
+    "tools_unsupported",
 ]
 
 
@@ -160,6 +163,7 @@ class RunFinishedEvent(_Event):
     model_calls: int
     steps: int
     duration: float
+    protocol: str = "react"  # the one that ran (auto may fall back mid-turn)
 
 
 Event = Annotated[

@@ -34,7 +34,7 @@ from typing import Any
 
 from tools.base import Tool
 
-from . import acting
+from . import acting, native
 from .config import Settings
 from .events import (
     AnswerDeltaEvent,
@@ -46,7 +46,6 @@ from .events import (
     NoticeEvent,
     RunFinishedEvent,
     RunStartedEvent,
-    StepRetryEvent,
     ThoughtEvent,
 )
 from .images import ImageRef, ImageStore
@@ -63,6 +62,8 @@ log = logging.getLogger(__name__)
 
 MAX_PARSE_RETRIES = 2
 _DONE = object()
+# (model name, base URL) of endpoints that refused native tool calls in this process.
+_NO_NATIVE_TOOLS: set[tuple[str, str]] = set()
 # Seconds an event may wait for a consumer before the turn counts as abandoned.
 CONSUMER_GONE = 5.0
 
@@ -83,6 +84,7 @@ class Agent:
         image_detail: str | None = None,
         tool_timeout: float | None = None,
         max_parse_retries: int = MAX_PARSE_RETRIES,
+        tool_protocol: str | None = None,
     ) -> None:
         self.settings = settings = settings or Settings()
         if tools is None:
@@ -99,6 +101,21 @@ class Agent:
         self.image_detail = image_detail or settings.image_detail
         self.tool_timeout = tool_timeout or settings.tool_timeout
         self.max_parse_retries = max_parse_retries
+        # react | native | auto (the default): native where the model can call tools natively
+        # (hosted endpoints), else the ReAct text (the offline model, scripted replies).
+        protocol = tool_protocol or settings.tool_protocol or "auto"
+        if protocol not in ("react", "native", "auto"):
+            raise ValueError(f"unknown tool protocol {protocol!r}; use react, native or auto")
+        self.tool_protocol = protocol
+
+    def protocol_now(self) -> str:
+        """The protocol a turn starts with: `auto` is native for a model that can call tools
+        natively, until its endpoint has refused tools once in this process."""
+        if self.tool_protocol != "auto":
+            return self.tool_protocol
+        if not getattr(self.model, "native_tools", False):
+            return "react"
+        return "react" if _endpoint(self.model) in _NO_NATIVE_TOOLS else "native"
 
     def header(self, language: str, task_state: str = "") -> str:
         """The ReAct system header for these tools."""
@@ -199,6 +216,7 @@ class _Turn(TurnState):
                 offline=getattr(agent.model, "offline", False),
                 language=self.language,
                 style=agent.style.name,
+                protocol=self.protocol,
                 images=[image_info(r) for r in self.refs],
             )
         )
@@ -242,11 +260,27 @@ class _Turn(TurnState):
 
     async def _step(self) -> Terminal | None:
         step_no = self.model_calls + 1
+        if self.protocol == "native":
+            try:
+                return await native.step(self, step_no)
+            except ModelError as exc:
+                if exc.kind != "tools_unsupported" or self.agent.tool_protocol != "auto":
+                    raise
+                # Remembered for the process: this endpoint takes the ReAct text instead.
+                _NO_NATIVE_TOOLS.add(_endpoint(self.agent.model))
+                self.protocol = "react"
+                self.emit(
+                    NoticeEvent(
+                        message="The model's endpoint refused native tool calls, so the agent "
+                        "uses the ReAct text protocol with it."
+                    )
+                )
+                step_no = self.model_calls + 1
         raw = await self._stream_step(step_no)
         try:
             step = parse_step(raw, self.known_names())
         except ParseError as exc:
-            return self._retry(step_no, raw, str(exc))
+            return acting.retry(self, step_no, raw, str(exc))
         if step.thought and not self._thought_sent:
             self.emit(ThoughtEvent(step=step_no, text=step.thought))
         if step.kind == "answer":
@@ -284,18 +318,6 @@ class _Turn(TurnState):
                     self.emit(AnswerDeltaEvent(text=forwarded))
         return raw
 
-    def _retry(self, step_no: int, raw: str, reason: str) -> Terminal | None:
-        self.parse_retries += 1
-        self.emit(StepRetryEvent(step=step_no, reason=reason))
-        if self.parse_retries > self.agent.max_parse_retries:
-            return ErrorEvent(
-                kind="parse",
-                message="The model's replies could not be understood, so the agent stopped. "
-                "Try again, or choose a stronger model in Settings.",
-            )
-        self.record(raw or "(empty reply)", reason, kind="feedback", ok=False)
-        return None
-
     def _finish(self, final: Terminal) -> None:
         """`run_finished` with the statistics, then the terminal event, always last."""
         self.emit(
@@ -305,6 +327,7 @@ class _Turn(TurnState):
                 model_calls=self.model_calls,
                 steps=self.tool_calls,
                 duration=time.monotonic() - self.started,
+                protocol=self.protocol,
             )
         )
         self.emit(final)
@@ -323,6 +346,10 @@ class _Turn(TurnState):
             )
         )
         del history[: -self.agent.settings.max_history_turns]
+
+
+def _endpoint(model: Any) -> tuple[str, str]:
+    return (str(getattr(model, "name", "")), str(getattr(model, "base_url", "") or ""))
 
 
 def _outcome(final: Terminal) -> Any:

@@ -50,6 +50,7 @@ class TurnState:
         self.started = time.monotonic()
         self.queue: asyncio.Queue[Any] = asyncio.Queue()
         self.emit = self.queue.put_nowait
+        self.protocol = agent.protocol_now()
         # When the consumer last got an event and has not asked for the next (None: it asked).
         self.waiting_since: float | None = None
 

@@ -27,7 +27,8 @@ async def test_tool_turn_with_an_image_over_http(test_tools, png):
         "Thought: I can see it now.\nAnswer: The left half is red.",
     ]
     with OpenAIServer(replies=replies) as server:
-        events = await collect(Agent(model_for(server), test_tools), "crop this", [png])
+        agent = Agent(model_for(server), test_tools, tool_protocol="react")
+        events = await collect(agent, "crop this", [png])
         first, second = server.requests
     assert events[-1].type == "answer" and events[-1].text == "The left half is red."
     assert "".join(e.text for e in events if e.type == "answer_delta") == events[-1].text

@@ -80,6 +80,9 @@ class ChatModel(Protocol):
 
     name: str
     offline: bool
+    # Whether the model can take the endpoint's `tools` parameter (native tool calling); a model
+    # without the attribute speaks only the ReAct text.
+    native_tools: bool
 
     def stream(self, request: ModelRequest) -> AsyncIterator[str | ToolCallPart]:
         """Yield the reply in pieces (text, and whole tool calls when `request.tool_specs` is

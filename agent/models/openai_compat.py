@@ -17,8 +17,9 @@ from typing import Any
 import openai
 from pydantic import SecretStr
 
-from .base import ModelError, ModelRequest
+from .base import ModelError, ModelRequest, ToolCallPart
 from .openai_errors import (
+    mentions_tools,
     refused_param,
     retry_reason,
     retry_wait,
@@ -26,6 +27,7 @@ from .openai_errors import (
     seconds,
     status_error,
 )
+from .tool_calls import CallAssembler
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +70,7 @@ class OpenAIChatModel:
     """
 
     offline = False
+    native_tools = True
 
     def __init__(
         self,
@@ -147,8 +150,9 @@ class OpenAIChatModel:
         _closing.add(future)
         future.add_done_callback(_closing.discard)
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[str]:
-        stops = [s for s in request.stop if s]
+    async def stream(self, request: ModelRequest) -> AsyncIterator[str | ToolCallPart]:
+        # With native tool calling the reply ends with calls, not with an Observation line.
+        stops = [s for s in request.stop if s] if request.tool_specs is None else []
         pattern = _stop_pattern(stops)
         limit = request.max_tokens if request.max_tokens is not None else self.max_tokens
         # OpenAI takes at most four stop strings; the rest are honoured here only.
@@ -158,6 +162,7 @@ class OpenAIChatModel:
         size = 0  # characters of content and reasoning, measured against the limit
         finish: str | None = None
         reasoning = False
+        calls = CallAssembler()
         try:
             async with stream:
                 async for chunk in stream:
@@ -170,7 +175,7 @@ class OpenAIChatModel:
                         continue
                     thought = _reasoning_text(delta)
                     reasoning = reasoning or bool(thought)
-                    size += len(thought) + len(delta.content or "")
+                    size += len(thought) + len(delta.content or "") + calls.feed(delta)
                     if size > limit * CHARS_PER_TOKEN:
                         raise self._fail(
                             f"The model's reply ran past its limit of {limit:,} tokens without "
@@ -220,7 +225,9 @@ class OpenAIChatModel:
             ) from exc
         if sent < len(received):
             yield received[sent:]
-        if not received:
+        for call in calls.parts():
+            yield call
+        if not received and not calls:
             if reasoning and finish == "length":
                 raise self._fail(
                     f"Model {self.name!r} used its whole token budget thinking and gave no reply; "
@@ -252,6 +259,13 @@ class OpenAIChatModel:
                     "timeout",
                 ) from exc
             except openai.BadRequestError as exc:
+                if request.tool_specs is not None and mentions_tools(exc):
+                    raise self._fail(
+                        f"Model {self.name!r} does not take tools natively here; use the ReAct "
+                        "text protocol (tool protocol react or auto).",
+                        "tools_unsupported",
+                        exc.status_code,
+                    ) from exc
                 refused = refused_param(exc, [p for p in _DROPPABLE if p in params])
                 if refused is None:
                     raise self._logged(status_error(exc, self.name)) from exc
@@ -290,6 +304,8 @@ class OpenAIChatModel:
         key = next((k for k in _TOKEN_PARAMS if k not in self._refused), None)
         if key is not None:
             params[key] = limit
+        if request.tool_specs is not None:
+            params["tools"] = request.tool_specs
         return params
 
     def _open_error(self, exc: openai.APIError) -> ModelError:

@@ -176,6 +176,12 @@ def _mentions(exc: openai.APIStatusError, words: tuple[str, ...]) -> bool:
     return any(word in text for word in words)
 
 
+def mentions_tools(exc: openai.APIStatusError) -> bool:
+    """A 400 that is about the `tools` parameter: Ollama's "does not support tools", vLLM's
+    "auto tool choice requires --enable-auto-tool-choice", a server that rejects the field."""
+    return _mentions(exc, ("tool", "function call", "function_call"))
+
+
 def retry_after(exc: openai.APIStatusError) -> float | None:
     headers = exc.response.headers
     try:

@@ -28,11 +28,13 @@ class ScriptedModel:
         delay: float = 0.0,
         chunk_size: int = 8,
         name: str = "scripted",
+        native_tools: bool = False,
     ) -> None:
         self.replies = list(replies)
         self.delay = delay
         self.chunk_size = max(1, chunk_size)
         self.name = name
+        self.native_tools = native_tools
         self.requests: list[ModelRequest] = []
 
     @property

@@ -62,6 +62,7 @@ class OfflineModel:
     """Deterministic stand-in for a hosted model; labelled offline wherever it answers."""
 
     offline = True
+    native_tools = False
 
     def __init__(self, chunk_size: int = 12, delay: float = 0.0) -> None:
         self.name = NAME
