@@ -265,7 +265,7 @@ class _Turn(TurnState):
         reasoning = ReasoningFilter()
         raw = ""
         self.model_calls += 1
-        async with contextlib.aclosing(self.agent.model.stream(request)) as chunks:
+        async with self.model_stream(request, step_no) as chunks:
             async for chunk in chunks:
                 if not chunk:
                     continue

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from tools.base import Tool
 
 from . import dialogue, prompts
-from .events import AnswerEvent, AskUserEvent, ErrorEvent, ImageInfo
+from .events import AnswerEvent, AskUserEvent, ErrorEvent, ImageInfo, ModelCallEvent
 from .images import ImageRef
 from .intake import turn_language
 from .messages import StepRecord, action_text, model_request
+from .models.base import ModelError, ModelRequest
 from .offload import Overdue, run_quick
 from .parser import Step
 from .session import Session
@@ -76,6 +78,40 @@ class TurnState:
             temperature=agent.temperature,
             purpose=purpose,  # type: ignore[arg-type]
         )
+
+    @contextlib.asynccontextmanager
+    async def model_stream(self, request: ModelRequest, step: int) -> AsyncIterator[Any]:
+        """The model's reply to `request` in pieces; when the call ends, however it ends, a
+        `model_call` event says how long it took and what the service reported."""
+        started = time.monotonic()
+        error: str | None = None
+        try:
+            async with contextlib.aclosing(self.agent.model.stream(request)) as chunks:
+                yield chunks
+        except ModelError as exc:
+            error = exc.kind
+            raise
+        except asyncio.CancelledError:
+            error = "cancelled"
+            raise
+        except Exception as exc:
+            error = type(exc).__name__
+            raise
+        finally:
+            report = request.report
+            self.emit(
+                ModelCallEvent(
+                    step=step,
+                    model=self.agent.model.name,
+                    duration=time.monotonic() - started,
+                    temperature=request.temperature,
+                    max_tokens=request.max_tokens,
+                    finish_reason=report.finish_reason,
+                    input_tokens=report.input_tokens,
+                    output_tokens=report.output_tokens,
+                    error=error,
+                )
+            )
 
     def transcript(self) -> str:
         task = self.session.task

@@ -29,6 +29,15 @@ class StepHint(BaseModel):
     image_ids: list[str] = Field(default_factory=list)
 
 
+class CallReport(BaseModel):
+    """What the service said about one call besides its text, filled in by the model as the
+    reply streams; a field stays None where the service does not say."""
+
+    finish_reason: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+
 class ModelRequest(BaseModel):
     """Everything a model is given for one call.
 
@@ -43,6 +52,8 @@ class ModelRequest(BaseModel):
     temperature: float = 0.0
     max_tokens: int | None = None
     purpose: Literal["step", "final"] = "step"
+    # Per request, not per model: one model serves many turns at once.
+    report: CallReport = Field(default_factory=CallReport)
     # Hints for the offline model.
     question: str = ""
     tools: Sequence[Any] = ()
