@@ -52,6 +52,8 @@ class ModelRequest(BaseModel):
     temperature: float = 0.0
     max_tokens: int | None = None
     purpose: Literal["step", "final"] = "step"
+    # Ask the service to count the call's tokens (traced turns only: some servers refuse it).
+    want_usage: bool = False
     # Per request, not per model: one model serves many turns at once.
     report: CallReport = Field(default_factory=CallReport)
     # Hints for the offline model.
@@ -71,7 +73,8 @@ class ModelRequest(BaseModel):
 
 @runtime_checkable
 class ChatModel(Protocol):
-    """A model the agent can drive. `name` is shown to the person; `offline` labels the demo."""
+    """A model the agent can drive. `name` is shown to the person; `offline` labels the demo.
+    A model may also have a `provider` ("openai"), the service family traces name."""
 
     name: str
     offline: bool

@@ -22,7 +22,7 @@ from .base import ModelError, ModelRequest
 log = logging.getLogger(__name__)
 
 # Parameters some models refuse (o-series: `stop`, `temperature`, `max_tokens`); dropped on a 400.
-_DROPPABLE = ("stop", "temperature", "max_tokens")
+_DROPPABLE = ("stop", "temperature", "max_tokens", "stream_options")
 _UNSUPPORTED_WORDS = ("unsupported", "not supported", "does not support")
 # Servers without a key (vLLM, Ollama, llama.cpp) still need *some* key for the client.
 _NO_KEY = "no-key"
@@ -32,6 +32,7 @@ class OpenAIChatModel:
     """Streams chat completions from an OpenAI-compatible server with `openai.AsyncOpenAI`."""
 
     offline = False
+    provider = "openai"
 
     def __init__(
         self,
@@ -91,6 +92,7 @@ class OpenAIChatModel:
         try:
             async with stream:
                 async for chunk in stream:
+                    _note_report(request, chunk)
                     if not chunk.choices:
                         continue  # a usage-only chunk
                     choice = chunk.choices[0]
@@ -165,6 +167,8 @@ class OpenAIChatModel:
             }
             if stops and "stop" not in self._refused:
                 params["stop"] = stops
+            if request.want_usage and "stream_options" not in self._refused:
+                params["stream_options"] = {"include_usage": True}
             if "temperature" not in self._refused:
                 params["temperature"] = request.temperature
             if request.max_tokens is not None:
@@ -346,3 +350,16 @@ def _safe_url(url: str | None) -> str:
     host = parts.hostname or ""
     port = f":{parts.port}" if parts.port else ""
     return f"{parts.scheme}://{host}{port}{parts.path}" if parts.scheme else url.split("?")[0]
+
+
+def _note_report(request: ModelRequest, chunk: Any) -> None:
+    """Keep what a chunk says about the call: the finish reason, and the usage that a final
+    chunk carries when asked for (`stream_options`)."""
+    report = request.report
+    for choice in chunk.choices or ():
+        if choice.finish_reason:
+            report.finish_reason = choice.finish_reason
+    usage = getattr(chunk, "usage", None)
+    if usage is not None:
+        report.input_tokens = getattr(usage, "prompt_tokens", None)
+        report.output_tokens = getattr(usage, "completion_tokens", None)

@@ -19,6 +19,7 @@ class ScriptedModel:
     """
 
     offline = False
+    provider = "scripted"
 
     def __init__(
         self,
