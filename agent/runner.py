@@ -34,7 +34,7 @@ from typing import Any
 
 from tools.base import Tool
 
-from . import acting
+from . import acting, telemetry
 from .config import Settings
 from .events import (
     AnswerDeltaEvent,
@@ -68,7 +68,11 @@ CONSUMER_GONE = 5.0
 
 
 class Agent:
-    """A multimodal ReAct agent over any `ChatModel` and a list of tools."""
+    """A multimodal ReAct agent over any `ChatModel` and a list of tools.
+
+    `tracer` (an OpenTelemetry `Tracer` or `TracerProvider`) traces this agent's turns; without
+    one they go where `telemetry.configure_tracing` or the OTEL_* settings say, if anywhere.
+    `name` is the agent's name in those traces."""
 
     def __init__(
         self,
@@ -83,6 +87,8 @@ class Agent:
         image_detail: str | None = None,
         tool_timeout: float | None = None,
         max_parse_retries: int = MAX_PARSE_RETRIES,
+        tracer: Any = None,
+        name: str = "multimodal-react-agent",
     ) -> None:
         self.settings = settings = settings or Settings()
         if tools is None:
@@ -99,6 +105,8 @@ class Agent:
         self.image_detail = image_detail or settings.image_detail
         self.tool_timeout = tool_timeout or settings.tool_timeout
         self.max_parse_retries = max_parse_retries
+        self.tracer = telemetry.as_tracer(tracer)
+        self.name = name
 
     def header(self, language: str, task_state: str = "") -> str:
         """The ReAct system header for these tools."""

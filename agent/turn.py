@@ -11,7 +11,7 @@ from typing import Any
 
 from tools.base import Tool
 
-from . import dialogue, prompts
+from . import dialogue, prompts, telemetry
 from .events import AnswerEvent, AskUserEvent, ErrorEvent, ImageInfo, ModelCallEvent
 from .images import ImageRef
 from .intake import turn_language
@@ -50,6 +50,10 @@ class TurnState:
         self.started = time.monotonic()
         self.queue: asyncio.Queue[Any] = asyncio.Queue()
         self.emit = self.queue.put_nowait
+        # Tracing watches every event on its way to the queue; off, nothing stands between.
+        self.tracer = telemetry.turn_tracer(agent, session)
+        if self.tracer is not None:
+            self.emit = self.tracer.watch(self.emit)
         # When the consumer last got an event and has not asked for the next (None: it asked).
         self.waiting_since: float | None = None
 
@@ -83,6 +87,9 @@ class TurnState:
     async def model_stream(self, request: ModelRequest, step: int) -> AsyncIterator[Any]:
         """The model's reply to `request` in pieces; when the call ends, however it ends, a
         `model_call` event says how long it took and what the service reported."""
+        if self.tracer is not None:
+            request.want_usage = True
+            self.tracer.request(step, request)
         started = time.monotonic()
         error: str | None = None
         try:
