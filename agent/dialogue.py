@@ -131,6 +131,18 @@ def _is_one_string_list(value: Any) -> bool:
     return isinstance(value, list) and len(value) == 1 and isinstance(value[0], str)
 
 
+def agrees(given: Mapping[str, Any], known: Mapping[str, Any]) -> bool:
+    """Every value given is the one known (5, 5.0 and "5" agree; so do "KM" and "km")."""
+    return all(key in known and _same(value, known[key]) for key, value in given.items())
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return float(a) == float(b)
+    except (TypeError, ValueError):
+        return str(a).strip().lower() == str(b).strip().lower()
+
+
 def check(tool: Any, params: dict[str, Any]) -> Check:
     """Validate `params` with the tool's model; sort problems into missing and invalid."""
     try:

@@ -263,7 +263,10 @@ class _Turn(TurnState):
                 self.emit(AnswerDeltaEvent(text=rest))
             self.session.task = None
             return AnswerEvent(text=(step.answer or "").strip())
-        return await acting.act(self, step, step_no)
+        outcome = await acting.act(self, step, step_no)
+        if isinstance(outcome, acting.Ready):
+            return await acting.run_ready(self, outcome)
+        return outcome
 
     async def _stream_step(self, step_no: int) -> str:
         """Stream one model call; the answer is forwarded as it arrives, after its Thought."""

@@ -47,6 +47,8 @@ class TurnState:
         self.parse_retries = 0
         self.repeats = 0
         self.seen_actions: dict[str, str] = {}
+        # Arguments of each tool's task finished this turn.
+        self.completed: dict[str, dict[str, Any]] = {}
         self.started = time.monotonic()
         self.queue: asyncio.Queue[Any] = asyncio.Queue()
         self.emit = self.queue.put_nowait
@@ -135,6 +137,7 @@ class TurnState:
         kind: str = "tool",
         ok: bool = True,
         tool: str = "",
+        call: Any = None,
     ) -> None:
         self.steps.append(
             StepRecord(
@@ -144,6 +147,7 @@ class TurnState:
                 kind=kind,  # type: ignore[arg-type]
                 ok=ok,
                 tool=tool,
+                call=call,
             )
         )
 

@@ -198,13 +198,16 @@ class Tool:
 
 
 def image_id_from(text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
-    """For extractors: the image the user named (`img_2`), else the newest one, unless known."""
-    named = [i for i in re.findall(r"\bimg_\d+\b", text) if i in image_ids]
-    if named:
-        return {"image_id": named[0]}
-    if known.get("image_id"):
+    """For extractors: the image the person means (`img_2`, "the second image", "that one",
+    "the QR code"), else the newest; an image already known stays unless the text names one."""
+    from tools.image_refs import resolve_image
+
+    choice = resolve_image(text, image_ids)
+    if choice.image_id is None:
         return {}
-    return {"image_id": image_ids[-1]} if image_ids else {}
+    if known.get("image_id") and choice.way in ("content", "newest"):
+        return {}
+    return {"image_id": choice.image_id}
 
 
 # Building a JSON schema costs pydantic real time, and the header is rendered every step.

@@ -11,6 +11,7 @@ from PIL import Image
 from pydantic import Field
 
 from tools.base import StrictArgs, Tool, ToolContext, ToolResult, image_id_from
+from tools.image_refs import without_references
 
 MAX_COUNT = 12
 # Colour statistics do not need detail; a small copy keeps a huge photo as fast as an icon.
@@ -180,8 +181,8 @@ class Colors(Tool):
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
         found = image_id_from(text, image_ids, known)
-        words = re.sub(r"\bimg_\d+\b", " ", text.lower())
-        amount = r"(\d+|[一两二三四五六七八九十])"
+        words = without_references(text)
+        amount = r"(?<!\d)(\d{1,3}|[一两二三四五六七八九十])"
         match = re.search(amount + r"\s*(?:种|个|main|dominant|top|colou?r)", words)
         match = match or re.search(r"(?:top|前)\s*" + amount, words)
         if match:

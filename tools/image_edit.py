@@ -10,6 +10,7 @@ from PIL import Image, ImageFilter, ImageOps
 from pydantic import Field, field_validator
 
 from tools.base import StrictArgs, Tool, ToolContext, ToolResult, image_id_from
+from tools.image_refs import without_references
 
 Operation = Literal["rotate", "flip", "grayscale", "autocontrast", "sharpen"]
 
@@ -146,18 +147,21 @@ class ImageEdit(Tool):
         r"锐化",
         r"对比度",
         r"倒过来",
+        r"\b(?:make|turn|convert|change)\b.{0,20}\b(?:gr[ae]y|monochrome|black[- ]and[- ]white)\b",
+        r"\b(?:make|turn)\b.{0,20}\bsharper\b",
+        r"(?:变成|改成|转成|弄成|调成).{0,4}(?:灰|黑白)",
     )
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
         found = image_id_from(text, image_ids, known)
-        lowered = text.lower()
+        # "rotate the 2nd image": the 2 names the image, not the angle.
+        lowered = without_references(text)
         for pattern, operation in _OPERATION_WORDS:
             if re.search(pattern, lowered):
                 found["operation"] = operation
                 break
         if found.get("operation") == "rotate":
-            words = re.sub(r"\bimg_\d+\b", " ", lowered)
-            match = re.search(r"(-?\d+(?:\.\d+)?)\s*(?:°|deg|度)?", words)
+            match = re.search(r"(-?\d+(?:\.\d+)?)\s*(?:°|deg|度)?", lowered)
             if re.search(r"upside down|倒过来|颠倒", lowered) and not match:
                 degrees = 180.0
             else:

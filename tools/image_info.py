@@ -201,6 +201,10 @@ class ImageInfo(Tool):
         r"when was .* taken",
         r"where was .* taken",
         r"\bGPS\b",
+        r"\bdetails? (?:of|about|on|for) (?:the |this |that |my )?(?:\w+ )?"
+        r"(?:image|photo|picture|pic|img)",
+        r"\binfo(?:rmation)? (?:of|about|on|for) (?:the |this |that |my )?(?:\w+ )?"
+        r"(?:image|photo|picture|pic|img)",
         r"(?:图片|图像|照片|这张图)的?(?:基本|详细)?信息",
         r"拍摄",
         r"分辨率",

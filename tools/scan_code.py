@@ -75,6 +75,7 @@ class ScanCode(Tool):
     uses_images = True
     triggers = (
         r"\bQR\b",
+        r"\bscan\b",
         r"qr ?code",
         r"bar ?code",
         r"\bEAN\b",

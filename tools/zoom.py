@@ -10,6 +10,7 @@ from PIL import Image
 from pydantic import Field, field_validator
 
 from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult, image_id_from
+from tools.image_refs import without_references
 
 MIN_FACTOR = 1.0
 MAX_FACTOR = 8.0
@@ -64,7 +65,9 @@ _WORDS: tuple[tuple[str, str], ...] = (
     (r"\bright\b|右边|右侧|右面|右部", "right"),
 )
 _FACTOR = re.compile(
-    r"(\d+(?:\.\d+)?)\s*(?:x\b|×|倍|times\b)|(?:\bx|×|\bby|\bfactor(?: of)?)\s*(\d+(?:\.\d+)?)",
+    # The lookbehind keeps a long run of digits from making the search quadratic.
+    r"(?<![\d.])(\d+(?:\.\d+)?)\s*(?:x\b|×|倍|times\b)"
+    r"|(?:\bx|×|\bby|\bfactor(?: of)?)\s*(\d+(?:\.\d+)?)",
     re.IGNORECASE,
 )
 
@@ -193,7 +196,8 @@ class Zoom(Tool):
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
         found = image_id_from(text, image_ids, known)
-        lowered = text.lower()
+        # "zoom into image 2 by 3": the 2 names the image, not the factor.
+        lowered = without_references(text)
         for pattern, region in _WORDS:
             if re.search(pattern, lowered):
                 found["region"] = region

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -17,6 +17,15 @@ class ModelError(Exception):
         super().__init__(message)
         self.status_code = status_code
         self.kind = kind
+
+
+class ToolCallPart(BaseModel):
+    """A whole tool call from a model that calls tools natively. A model's stream yields text
+    (`str`) and, once each call's pieces are assembled, one of these."""
+
+    id: str
+    name: str
+    arguments: str = "{}"  # JSON text, as the endpoint sent it (possibly broken)
 
 
 class StepHint(BaseModel):
@@ -41,8 +50,11 @@ class CallReport(BaseModel):
 class ModelRequest(BaseModel):
     """Everything a model is given for one call.
 
-    `messages` are OpenAI chat messages. The remaining fields are hints that a hosted model
-    ignores (it reads the prompt) and the offline model uses in place of understanding language.
+    `messages` are OpenAI chat messages. `max_tokens` caps the reply; None leaves it to the
+    model's own default. `on_retry`, when given, is called with one sentence each time a hosted
+    model tries the call again (after a dropped connection, a 429 or a 5xx), so the trace can
+    show it; it is never serialised. The remaining fields are hints that a hosted model ignores
+    (it reads the prompt) and the offline model uses in place of understanding language.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -56,6 +68,7 @@ class ModelRequest(BaseModel):
     want_usage: bool = False
     # Per request, not per model: one model serves many turns at once.
     report: CallReport = Field(default_factory=CallReport)
+    on_retry: Callable[[str], None] | None = Field(default=None, exclude=True, repr=False)
     # Hints for the offline model.
     question: str = ""
     tools: Sequence[Any] = ()
@@ -69,6 +82,9 @@ class ModelRequest(BaseModel):
     known: dict[str, Any] = Field(default_factory=dict)
     language: str = "en"
     style: str = "react"
+    # Native tool calling: the endpoint's `tools` parameter (OpenAI function specs). None means
+    # the ReAct text protocol, where the tools are described in the prompt.
+    tool_specs: list[dict[str, Any]] | None = None
 
 
 @runtime_checkable
@@ -79,6 +95,7 @@ class ChatModel(Protocol):
     name: str
     offline: bool
 
-    def stream(self, request: ModelRequest) -> AsyncIterator[str]:
-        """Yield the reply in pieces; raise `ModelError` on failure. Closing it stops it."""
+    def stream(self, request: ModelRequest) -> AsyncIterator[str | ToolCallPart]:
+        """Yield the reply in pieces (text, and whole tool calls when `request.tool_specs` is
+        set); raise `ModelError` on failure. Closing it stops it."""
         ...
