@@ -108,13 +108,17 @@ class TurnState:
             raise
         finally:
             report = request.report
+            # The limit the call was sent with: the request's own, else the model's.
+            limit = request.max_tokens
+            if limit is None:
+                limit = getattr(self.agent.model, "max_tokens", None)
             self.emit(
                 ModelCallEvent(
                     step=step,
                     model=self.agent.model.name,
                     duration=time.monotonic() - started,
                     temperature=request.temperature,
-                    max_tokens=request.max_tokens,
+                    max_tokens=limit,
                     finish_reason=report.finish_reason,
                     input_tokens=report.input_tokens,
                     output_tokens=report.output_tokens,

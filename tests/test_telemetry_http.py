@@ -45,6 +45,7 @@ async def test_usage_tokens_appear_when_the_server_reports_them(test_tools):
         assert span.attributes["gen_ai.provider.name"] == "openai"
         assert span.attributes["server.address"] == "127.0.0.1"
         assert span.attributes["server.port"] == server.port
+        assert span.attributes["gen_ai.request.max_tokens"] == body["max_tokens"]
     turn = traced.turn()
     assert turn.attributes["gen_ai.usage.input_tokens"] == sum(
         s.attributes["gen_ai.usage.input_tokens"] for s in chats
