@@ -12,7 +12,7 @@ from typing import Any
 from tools.base import Tool
 
 from . import dialogue, prompts, telemetry
-from .events import AnswerEvent, AskUserEvent, ErrorEvent, ImageInfo, ModelCallEvent
+from .events import AnswerEvent, AskUserEvent, ErrorEvent, ImageInfo, ModelCallEvent, NoticeEvent
 from .images import ImageRef
 from .intake import turn_language
 from .messages import StepRecord, action_text, model_request
@@ -72,7 +72,7 @@ class TurnState:
                 agent.image_detail,  # type: ignore[arg-type]
             )
             messages = agent.style.messages(context)
-        return model_request(
+        request = model_request(
             messages,
             steps=self.steps,
             question=self.text,
@@ -84,6 +84,9 @@ class TurnState:
             temperature=agent.temperature,
             purpose=purpose,  # type: ignore[arg-type]
         )
+        # A hosted model's retries show in the trace while they wait.
+        request.on_retry = lambda sentence: self.emit(NoticeEvent(message=sentence))
+        return request
 
     @contextlib.asynccontextmanager
     async def model_stream(self, request: ModelRequest, step: int) -> AsyncIterator[Any]:

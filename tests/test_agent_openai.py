@@ -78,3 +78,13 @@ async def test_an_unavailable_service_is_named_after_its_retry(test_tools):
     assert events[-1].message == (
         "The model service is unavailable right now (503); try again in a moment."
     )
+
+
+async def test_a_retry_shows_in_the_trace_while_it_waits(test_tools):
+    with OpenAIServer(replies=[unavailable(), "Thought: ok\nAnswer: hello"]) as server:
+        model = model_for(server, max_retries=1)
+        events = await collect(Agent(model, test_tools), "hi")
+        await model.aclose()
+    notices = [e.message for e in events if e.type == "notice"]
+    assert len(notices) == 1 and "503" in notices[0] and "attempt 2 of 2" in notices[0]
+    assert events[-1].type == "answer" and events[-1].text == "hello"
