@@ -6,7 +6,6 @@ final answer. Each returns the turn's terminal event, or None when the loop goes
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import re
@@ -271,7 +270,7 @@ async def final_answer(turn: TurnState, question: str) -> Terminal:
     request = turn.request(messages, purpose="final")
     turn.model_calls += 1
     text = ""
-    async with contextlib.aclosing(turn.agent.model.stream(request)) as chunks:
+    async with turn.model_stream(request, turn.model_calls) as chunks:
         async for chunk in chunks:
             if chunk:
                 text += chunk

@@ -37,10 +37,11 @@ class Settings(BaseSettings):
     """Every setting, with the environment variable that sets it.
 
     OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL and HF_TOKEN keep their usual names, and so do
-    LOG_LEVEL and Gradio's GRADIO_SERVER_NAME/GRADIO_SERVER_PORT; the rest are AGENT_* (e.g.
-    AGENT_LANGUAGE=zh), or named by the plugin they belong to (WEATHER_BASE_URL). Nothing else
-    in the app reads the environment, except a plugin manifest's own variables
-    (`tools.plugins.manifest_variable`).
+    LOG_LEVEL, OpenTelemetry's OTEL_* and Gradio's GRADIO_SERVER_NAME/GRADIO_SERVER_PORT; the
+    rest are AGENT_* (e.g. AGENT_LANGUAGE=zh), or named by the plugin they belong to
+    (WEATHER_BASE_URL). Nothing else in the app reads the environment, except a plugin
+    manifest's own variables (`tools.plugins.manifest_variable`) and the OpenTelemetry SDK, which
+    reads its other OTEL_* settings (headers, service name) itself once tracing is on.
     """
 
     # Unknown keyword settings are refused, so a typo fails loudly instead of being ignored.
@@ -91,6 +92,17 @@ class Settings(BaseSettings):
     plugin_dir: Path | None = Field(default=None, validation_alias="AGENT_PLUGIN_DIR")
     enable_weather: bool = Field(default=False, validation_alias="AGENT_ENABLE_WEATHER")
     weather_base_url: str | None = Field(default=None, validation_alias="WEATHER_BASE_URL")
+
+    # Tracing (`agent/telemetry.py`): OpenTelemetry's own variable names. With an endpoint each
+    # turn is sent to that OTLP/HTTP collector; content (messages, tool arguments and results)
+    # only with the capture switch on.
+    otel_endpoint: str | None = Field(default=None, validation_alias="OTEL_EXPORTER_OTLP_ENDPOINT")
+    otel_traces_endpoint: str | None = Field(
+        default=None, validation_alias="OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
+    )
+    otel_capture_content: bool = Field(
+        default=False, validation_alias="OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+    )
 
     # The server (`python app.py`).
     log_level: Literal["DEBUG", "INFO", "WARN", "WARNING", "ERROR", "FATAL", "CRITICAL"] = Field(

@@ -56,6 +56,23 @@ class ModelDeltaEvent(_Event):
     text: str
 
 
+class ModelCallEvent(_Event):
+    """One model call, when it has ended: how long it took and what the service said besides
+    the text. Tokens are counted only where the service reports them; `error` is the kind of
+    failure that ended the call."""
+
+    type: Literal["model_call"] = "model_call"
+    step: int
+    model: str
+    duration: float
+    temperature: float | None = None
+    max_tokens: int | None = None
+    finish_reason: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    error: str | None = None
+
+
 class ThoughtEvent(_Event):
     type: Literal["thought"] = "thought"
     step: int
@@ -86,6 +103,8 @@ class ToolResultEvent(_Event):
     duration: float
     images: list[ImageInfo] = Field(default_factory=list)
     error: str | None = None
+    # What kind of failure, for machines: "timeout", or the exception's class name.
+    error_type: str | None = None
     data: dict[str, Any] | None = None
 
 
@@ -170,6 +189,7 @@ Event = Annotated[
     RunStartedEvent
     | NoticeEvent
     | ModelDeltaEvent
+    | ModelCallEvent
     | ThoughtEvent
     | ToolCallEvent
     | ToolProgressEvent

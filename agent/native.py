@@ -11,7 +11,6 @@ says which call made it, since `tool` messages hold text only.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import re
 from collections.abc import Sequence
@@ -162,7 +161,7 @@ async def _stream(turn: TurnState, step_no: int, request: Any) -> tuple[str, lis
     content, shown = "", 0
     calls: list[ToolCallPart] = []
     turn.model_calls += 1
-    async with contextlib.aclosing(turn.agent.model.stream(request)) as parts:
+    async with turn.model_stream(request, step_no) as parts:
         async for part in parts:
             if isinstance(part, ToolCallPart):
                 calls.append(part)

@@ -34,7 +34,7 @@ from typing import Any
 
 from tools.base import Tool
 
-from . import acting, native
+from . import acting, native, telemetry
 from .config import Settings
 from .events import (
     AnswerDeltaEvent,
@@ -69,7 +69,11 @@ CONSUMER_GONE = 5.0
 
 
 class Agent:
-    """A multimodal ReAct agent over any `ChatModel` and a list of tools."""
+    """A multimodal ReAct agent over any `ChatModel` and a list of tools.
+
+    `tracer` (an OpenTelemetry `Tracer` or `TracerProvider`) traces this agent's turns; without
+    one they go where `telemetry.configure_tracing` or the OTEL_* settings say, if anywhere.
+    `name` is the agent's name in those traces."""
 
     def __init__(
         self,
@@ -85,6 +89,8 @@ class Agent:
         tool_timeout: float | None = None,
         max_parse_retries: int = MAX_PARSE_RETRIES,
         tool_protocol: str | None = None,
+        tracer: Any = None,
+        name: str = "multimodal-react-agent",
     ) -> None:
         self.settings = settings = settings or Settings()
         if tools is None:
@@ -107,6 +113,8 @@ class Agent:
         if protocol not in ("react", "native", "auto"):
             raise ValueError(f"unknown tool protocol {protocol!r}; use react, native or auto")
         self.tool_protocol = protocol
+        self.tracer = telemetry.as_tracer(tracer)
+        self.name = name
 
     def protocol_now(self) -> str:
         """The protocol a turn starts with: `auto` is native for a model that can call tools
@@ -302,7 +310,7 @@ class _Turn(TurnState):
         reasoning = ReasoningFilter()
         raw = ""
         self.model_calls += 1
-        async with contextlib.aclosing(self.agent.model.stream(request)) as chunks:
+        async with self.model_stream(request, step_no) as chunks:
             async for chunk in chunks:
                 if not chunk:
                     continue

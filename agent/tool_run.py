@@ -94,12 +94,14 @@ async def run_call(
             f"{tool.name} did not finish within {timeout:g} seconds. Try a smaller request or "
             "another tool."
         )
-        return _failed(tool, step, call_id, started, message)
+        return _failed(tool, step, call_id, started, message, "timeout")
     except (ToolInputError, ValidationError) as exc:
-        return _failed(tool, step, call_id, started, f"Error: {one_line(exc)}")
+        message = f"Error: {one_line(exc)}"
+        return _failed(tool, step, call_id, started, message, type(exc).__name__)
     except Exception as exc:
         log.exception("tool %s failed", tool.name)
-        failed = _failed(tool, step, call_id, started, f"{tool.name} failed unexpectedly.")
+        message = f"{tool.name} failed unexpectedly."
+        failed = _failed(tool, step, call_id, started, message, type(exc).__name__)
         raise ToolCrashed(tool.name, exc, failed) from exc
     finally:
         ctx.cancelled = True  # a thread still running past its timeout sees this and stops
@@ -119,7 +121,9 @@ def one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())[:500] or type(exc).__name__
 
 
-def _failed(tool: Tool, step: int, call_id: str, started: float, message: str) -> ToolResultEvent:
+def _failed(
+    tool: Tool, step: int, call_id: str, started: float, message: str, error_type: str
+) -> ToolResultEvent:
     return ToolResultEvent(
         step=step,
         call_id=call_id,
@@ -128,4 +132,5 @@ def _failed(tool: Tool, step: int, call_id: str, started: float, message: str) -
         text=message,
         duration=time.monotonic() - started,
         error=message,
+        error_type=error_type,
     )

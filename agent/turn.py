@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from tools.base import Tool
 
-from . import dialogue, prompts
-from .events import AnswerEvent, AskUserEvent, ErrorEvent, ImageInfo, NoticeEvent
+from . import dialogue, prompts, telemetry
+from .events import AnswerEvent, AskUserEvent, ErrorEvent, ImageInfo, ModelCallEvent, NoticeEvent
 from .images import ImageRef
 from .intake import turn_language
 from .messages import StepRecord, action_text, model_request
+from .models.base import ModelError, ModelRequest
 from .offload import Overdue, run_quick
 from .parser import Step
 from .session import Session
@@ -51,6 +53,10 @@ class TurnState:
         self.queue: asyncio.Queue[Any] = asyncio.Queue()
         self.emit = self.queue.put_nowait
         self.protocol = agent.protocol_now()
+        # Tracing watches every event on its way to the queue; off, nothing stands between.
+        self.tracer = telemetry.turn_tracer(agent, session)
+        if self.tracer is not None:
+            self.emit = self.tracer.watch(self.emit)
         # When the consumer last got an event and has not asked for the next (None: it asked).
         self.waiting_since: float | None = None
 
@@ -82,6 +88,47 @@ class TurnState:
         # A hosted model's retries show in the trace while they wait.
         request.on_retry = lambda sentence: self.emit(NoticeEvent(message=sentence))
         return request
+
+    @contextlib.asynccontextmanager
+    async def model_stream(self, request: ModelRequest, step: int) -> AsyncIterator[Any]:
+        """The model's reply to `request` in pieces; when the call ends, however it ends, a
+        `model_call` event says how long it took and what the service reported."""
+        if self.tracer is not None:
+            request.want_usage = True
+            self.tracer.request(step, request)
+        started = time.monotonic()
+        error: str | None = None
+        try:
+            async with contextlib.aclosing(self.agent.model.stream(request)) as chunks:
+                yield chunks
+        except ModelError as exc:
+            error = exc.kind
+            raise
+        except asyncio.CancelledError:
+            error = "cancelled"
+            raise
+        except Exception as exc:
+            error = type(exc).__name__
+            raise
+        finally:
+            report = request.report
+            # The limit the call was sent with: the request's own, else the model's.
+            limit = request.max_tokens
+            if limit is None:
+                limit = getattr(self.agent.model, "max_tokens", None)
+            self.emit(
+                ModelCallEvent(
+                    step=step,
+                    model=self.agent.model.name,
+                    duration=time.monotonic() - started,
+                    temperature=request.temperature,
+                    max_tokens=limit,
+                    finish_reason=report.finish_reason,
+                    input_tokens=report.input_tokens,
+                    output_tokens=report.output_tokens,
+                    error=error,
+                )
+            )
 
     def transcript(self) -> str:
         task = self.session.task

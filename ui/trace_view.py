@@ -21,6 +21,7 @@ from agent.events import (
     AskUserEvent,
     ErrorEvent,
     Event,
+    ModelCallEvent,
     ModelDeltaEvent,
     NoticeEvent,
     RunFinishedEvent,
@@ -115,6 +116,11 @@ class TurnView:
                     self._by_id[key]["content"] = thought or w["thinking"]
                 elif thought:
                     self._add(key, f"{w['thought']} {event.step}", thought, status="pending")
+            case ModelCallEvent():
+                # The model's time shows beside its Thought, as a tool's beside the tool.
+                message = self._by_id.get(f"thought-{event.step}")
+                if message is not None:
+                    message["metadata"]["duration"] = round(event.duration, 2)
             case ThoughtEvent():
                 key = f"thought-{event.step}"
                 if key not in self._by_id:

@@ -38,6 +38,15 @@ class StepHint(BaseModel):
     image_ids: list[str] = Field(default_factory=list)
 
 
+class CallReport(BaseModel):
+    """What the service said about one call besides its text, filled in by the model as the
+    reply streams; a field stays None where the service does not say."""
+
+    finish_reason: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+
 class ModelRequest(BaseModel):
     """Everything a model is given for one call.
 
@@ -55,6 +64,10 @@ class ModelRequest(BaseModel):
     temperature: float = 0.0
     max_tokens: int | None = None
     purpose: Literal["step", "final"] = "step"
+    # Ask the service to count the call's tokens (traced turns only: some servers refuse it).
+    want_usage: bool = False
+    # Per request, not per model: one model serves many turns at once.
+    report: CallReport = Field(default_factory=CallReport)
     on_retry: Callable[[str], None] | None = Field(default=None, exclude=True, repr=False)
     # Hints for the offline model.
     question: str = ""
@@ -76,7 +89,8 @@ class ModelRequest(BaseModel):
 
 @runtime_checkable
 class ChatModel(Protocol):
-    """A model the agent can drive. `name` is shown to the person; `offline` labels the demo."""
+    """A model the agent can drive. `name` is shown to the person; `offline` labels the demo.
+    A model may also have a `provider` ("openai"), the service family traces name."""
 
     name: str
     offline: bool

@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 # Parameters some models refuse (o-series: `stop`, `temperature`, `max_tokens`); dropped on a 400.
 # A refused `max_tokens` is sent as `max_completion_tokens`, and only a refusal of that too
 # leaves the reply without a limit on the server's side.
-_DROPPABLE = ("stop", "temperature", "max_tokens", "max_completion_tokens")
+_DROPPABLE = ("stop", "temperature", "max_tokens", "max_completion_tokens", "stream_options")
 _TOKEN_PARAMS = ("max_tokens", "max_completion_tokens")
 # A token is about four characters of English, fewer of Chinese: twice that is well past what a
 # server honouring the limit sends, and still bounds one that ignores it.
@@ -71,6 +71,7 @@ class OpenAIChatModel:
 
     offline = False
     native_tools = True
+    provider = "openai"
 
     def __init__(
         self,
@@ -166,6 +167,7 @@ class OpenAIChatModel:
         try:
             async with stream:
                 async for chunk in stream:
+                    _note_report(request, chunk)
                     if not chunk.choices:
                         continue  # a usage-only chunk
                     choice = chunk.choices[0]
@@ -299,6 +301,8 @@ class OpenAIChatModel:
         }
         if stops and "stop" not in self._refused:
             params["stop"] = stops
+        if request.want_usage and "stream_options" not in self._refused:
+            params["stream_options"] = {"include_usage": True}
         if "temperature" not in self._refused:
             params["temperature"] = request.temperature
         key = next((k for k in _TOKEN_PARAMS if k not in self._refused), None)
@@ -356,3 +360,16 @@ def _safe_end(text: str, stops: list[str]) -> int:
     if any(s.startswith(tail) for s in stops):
         return line_start
     return len(text)
+
+
+def _note_report(request: ModelRequest, chunk: Any) -> None:
+    """Keep what a chunk says about the call: the finish reason, and the usage that a final
+    chunk carries when asked for (`stream_options`)."""
+    report = request.report
+    for choice in chunk.choices or ():
+        if choice.finish_reason:
+            report.finish_reason = choice.finish_reason
+    usage = getattr(chunk, "usage", None)
+    if usage is not None:
+        report.input_tokens = getattr(usage, "prompt_tokens", None)
+        report.output_tokens = getattr(usage, "completion_tokens", None)

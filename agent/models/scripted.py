@@ -21,6 +21,7 @@ class ScriptedModel:
     """
 
     offline = False
+    provider = "scripted"
 
     def __init__(
         self,

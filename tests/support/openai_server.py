@@ -71,8 +71,9 @@ class OpenAIServer:
     Replies stream in pieces of `chunk_size` characters, `chunk_delay` seconds apart, after
     `delay` seconds. With `honour_stop` the reply is cut before the first `stop` string, as
     OpenAI does; without it `stop` is ignored, as some local servers do. `reasoning` is sent as
-    `reasoning_content` deltas before the reply, and `usage_chunk` adds a final chunk with no
-    choices, as vLLM and Ollama do.
+    `reasoning_content` deltas before the reply. A streamed reply ends with a usage chunk (no
+    choices; `token_usage`) when the request asks for one (`stream_options.include_usage`), as
+    OpenAI, vLLM and Ollama do, and always with `usage_chunk`.
     """
 
     def __init__(
@@ -288,8 +289,8 @@ class OpenAIServer:
         if isinstance(reply, StreamError):
             await event({"error": {"message": reply.message, "type": "server_error", "code": 500}})
         await event(_chunk(ident, model, {}, finish))
-        if self.usage_chunk:
-            usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+        if self.usage_chunk or (body.get("stream_options") or {}).get("include_usage"):
+            usage = token_usage(body, text)
             await event({**_chunk(ident, model, {}), "choices": [], "usage": usage})
         await event("[DONE]")
         await send({"type": "http.response.body", "body": b"", "more_body": False})
@@ -317,6 +318,17 @@ class OpenAIServer:
 async def _wait_for_disconnect(receive: Any) -> None:
     while (await receive())["type"] != "http.disconnect":
         pass
+
+
+def token_usage(body: dict[str, Any], reply: str) -> dict[str, int]:
+    """The tokens this server reports for a call: a word is a token, so tests can predict it."""
+    prompt = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
+    completion = len(reply.split())
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
 
 
 def _pieces(text: str, size: int) -> list[str]:
