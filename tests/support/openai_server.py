@@ -43,6 +43,7 @@ from tests.support.openai_replies import (
     unknown_model,
     unsupported,
 )
+from tests.support.openai_tool_calls import Calls, call_deltas
 
 __all__ = [
     "CutOff",
@@ -87,6 +88,7 @@ class OpenAIServer:
         reasoning: str = "",
         usage_chunk: bool = False,
         models: Iterable[str] = ("test-model",),
+        refuse_tools: bool = False,
     ) -> None:
         self._source = replies if callable(replies) else list(replies)
         self.delay = delay
@@ -95,6 +97,8 @@ class OpenAIServer:
         self.honour_stop = honour_stop
         self.reasoning = reasoning
         self.usage_chunk = usage_chunk
+        # As Ollama answers for a model without tool support.
+        self.refuse_tools = refuse_tools
         self.models = list(models)
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
@@ -198,6 +202,10 @@ class OpenAIServer:
         with self._lock:
             self.requests.append(body)
             self.request_headers.append(headers)
+        if self.refuse_tools and body.get("tools"):
+            refusal = "registry.ollama.ai/library/test-model does not support tools"
+            await _send_error(send, Fail(400, refusal))
+            return
         reply = self._next_reply(body)
 
         # Watch for the client going away while the reply is being made or sent.
@@ -238,6 +246,7 @@ class OpenAIServer:
             return
         cut_off = isinstance(reply, CutOff)
         text = reply if isinstance(reply, str) else "" if isinstance(reply, Forever) else reply.text
+        calls = call_deltas(reply) if isinstance(reply, Calls) else []
         finish = "stop"
         if self.honour_stop and not cut_off:
             text = _cut_at_stop(text, body.get("stop"))
@@ -280,6 +289,10 @@ class OpenAIServer:
             if self.chunk_delay:
                 await asyncio.sleep(self.chunk_delay)
             await event(_chunk(ident, model, {"content": piece}))
+        for delta in calls:
+            await event(_chunk(ident, model, delta))
+        if calls:
+            finish = "tool_calls"
         if isinstance(reply, Hang):
             await asyncio.sleep(reply.seconds)
             return
