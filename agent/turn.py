@@ -184,7 +184,12 @@ class TurnState:
         return [*self.agent.tool_by_name, *prompts.CONTROL_ACTIONS]
 
     async def check(self, tool: Tool, params: dict[str, Any]) -> dialogue.Check:
-        """Validate off the event loop: a validator may parse (units through pint)."""
+        """Validate off the event loop, with a deadline: a validator may parse (units through
+        pint). A quick tool declares its whole work small and bounded (its hostile inputs are
+        tested to stay so), and is checked inline like it runs inline: a thread hop would cost
+        more than the check."""
+        if getattr(tool, "quick", False):
+            return dialogue.check(tool, params)
         try:
             return await run_quick(dialogue.check, tool, params, what=f"{tool.name} arguments")
         except Overdue as exc:
