@@ -342,7 +342,9 @@ def _markdown_with_images(content: list[Any]) -> str:
     for part in content:
         if isinstance(part, dict) and part.get("path"):
             path = Path(part["path"])
-            parts.append(f"![{path.stem}](/gradio_api/file={quote(str(path))})")
+            # The file is named `<id>-<random token>`; the id alone is the image's name.
+            name = path.stem.partition("-")[0]
+            parts.append(f"![{name}](/gradio_api/file={quote(str(path))})")
         else:
             parts.append(str(part))
     return "\n\n".join(parts)
