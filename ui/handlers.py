@@ -98,14 +98,28 @@ class PageHandlers:
             record.view.apply(notice)
         state.turns.append(record)
         del state.turns[: -self.env.max_history_turns]
-        yield page_values(state)
         try:
-            model = self.model_for(state)
-        except ModelNotConfigured as exc:
-            gr.Warning(str(exc))
-            state.turns.pop()
             yield page_values(state)
-            return
+            try:
+                model = self.model_for(state)
+            except ModelNotConfigured as exc:
+                gr.Warning(str(exc))
+                state.turns.remove(record)
+                yield page_values(state)
+                return
+            async with contextlib.aclosing(self._run_agent(state, record, model, good)) as run:
+                async for update in run:
+                    yield update
+        finally:
+            # A turn cancelled from outside (Stop, a client's cancel, a client gone) shows as
+            # stopped when the conversation goes on, never as still thinking.
+            if any(r is record for r in state.turns):
+                self._stopped(state, record)
+
+    async def _run_agent(
+        self, state: PageState, record: TurnRecord, model: Any, images: list[ImageRef]
+    ) -> AsyncIterator[tuple]:
+        prefs = state.prefs
         agent = Agent(
             model,
             self.tools,
@@ -117,7 +131,7 @@ class PageHandlers:
             image_detail=prefs.image_detail,
         )
         shown = 0.0
-        async with contextlib.aclosing(agent.run(text, good, session)) as events:
+        async with contextlib.aclosing(agent.run(record.text, images, state.session)) as events:
             async for event in events:
                 record.events.append(event)
                 record.view.apply(event)
@@ -132,13 +146,24 @@ class PageHandlers:
                 shown = now
                 yield page_values(state)
 
+    @staticmethod
+    def _stopped(state: PageState, record: TurnRecord) -> None:
+        if record.view.done:
+            return
+        record.view.stop()
+        # The cancelled turn left no history; its task starts over from before it.
+        state.session.task = record.task_before
+        state.write_trace(record)
+
     async def chat(self, message: dict | None, state: PageState | None) -> AsyncIterator[tuple]:
         state = state or self.new_state()
         message = message or {}
         text = str(message.get("text") or "")
         files = [_file_path(f) for f in message.get("files") or []]
-        async for update in self.run_turn(state, text, files):
-            yield update
+        # Each relay closes what it relays, so a cancel reaches the turn at once.
+        async with contextlib.aclosing(self.run_turn(state, text, files)) as updates:
+            async for update in updates:
+                yield update
 
     async def run_example(
         self, message: dict | None, state: PageState | None
@@ -146,8 +171,9 @@ class PageHandlers:
         # An example is a new request, not the answer to a question the agent left open.
         state = state or self.new_state()
         state.session.task = None
-        async for update in self.chat(message, state):
-            yield update
+        async with contextlib.aclosing(self.chat(message, state)) as updates:
+            async for update in updates:
+                yield update
 
     async def retry(self, state: PageState | None) -> AsyncIterator[tuple]:
         state = state or self.new_state()
@@ -158,17 +184,14 @@ class PageHandlers:
         session = state.session
         session.task = last.task_before
         del session.history[last.history_len :]
-        async for update in self.run_turn(state, last.text, last.refs):
-            yield update
+        async with contextlib.aclosing(self.run_turn(state, last.text, last.refs)) as updates:
+            async for update in updates:
+                yield update
 
     def stop(self, state: PageState | None) -> tuple:
         state = state or self.new_state()
-        if state.turns and not state.turns[-1].view.done:
-            record = state.turns[-1]
-            record.view.stop()
-            # The cancelled turn left no history; its task starts over from before it.
-            state.session.task = record.task_before
-            state.write_trace(record)
+        if state.turns:
+            self._stopped(state, state.turns[-1])
         return (*page_values(state), self.download_update(state))
 
     def clear(self, state: PageState | None) -> tuple:

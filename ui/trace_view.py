@@ -76,6 +76,7 @@ class TurnView:
         self.model = ""
         self.offline = False
         self.stats: RunFinishedEvent | None = None
+        self.stopped = False
         self.notices: list[str] = []
         self.images: list[Any] = []
         self._by_id: dict[str, dict[str, Any]] = {}
@@ -167,7 +168,11 @@ class TurnView:
                 assert_never(event)
 
     def stop(self) -> None:
-        """Mark what was still running as stopped (the person pressed Stop)."""
+        """Mark what was still running as stopped (the person pressed Stop, or the turn was
+        cancelled some other way); a finished or already stopped turn stays as it is."""
+        if self.done:
+            return
+        self.stopped = True
         w = self.words
         for message in self.messages:
             meta = message["metadata"]
@@ -183,7 +188,7 @@ class TurnView:
 
     @property
     def done(self) -> bool:
-        return self.final is not None
+        return self.final is not None or self.stopped
 
     @property
     def stats_line(self) -> str:
