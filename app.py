@@ -23,6 +23,7 @@ from agent.config import (
     Settings,
     server_key,
 )
+from ui.access import shown_url
 from ui.examples import EXAMPLES, EXAMPLES_DIR, example_values
 from ui.handlers import PageHandlers
 from ui.labels import UI_TEXT
@@ -68,8 +69,9 @@ def build_demo(
     page = PageHandlers(model_factory, env, tools)
     prefs0 = page.prefs0
 
-    with Page(title="Multimodal ReAct agent", fill_width=True) as demo:
+    with Page(page.env, title="Multimodal ReAct agent", fill_width=True) as demo:
         state = gr.State(None, delete_callback=lambda s: s.close() if s else None)
+        demo.conversation_state = state
         gr.Markdown(I18N("header"), elem_id="header")
         banner = gr.Markdown(
             I18N("banner_offline"), elem_id="banner", visible=prefs0.source == "offline"
@@ -173,7 +175,8 @@ def _settings_panel(prefs0: Prefs) -> dict[str, Any]:
                 elem_id="source",
             )
             base_url = gr.Textbox(
-                prefs0.base_url,
+                # Credentials in the configured URL stay on the server, which still uses them.
+                shown_url(prefs0.base_url),
                 label=I18N("base_url"),
                 placeholder="https://api.openai.com/v1",
                 elem_id="base-url",
