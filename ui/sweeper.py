@@ -8,10 +8,11 @@ by every handler, and a sweep, run every little while by the launched page (`swe
 1. closes each conversation idle for longer than its AGENT_SESSION_IDLE_MINUTES (never one
    with a turn running), removing its folders; used again, it starts over and says so;
 2. removes folders under the session and trace roots that no live conversation owns, once
-   they are as old as that (left by a state Gradio dropped, or by a crash);
-3. forgets Gradio's own record of sessions idle that long, so memory does not pile up either.
+   they are as old as that: whatever made them, nothing stays for good;
+3. forgets Gradio's own record of sessions idle that long, so memory does not pile up either;
+4. removes the empty folders Gradio's cache sweep leaves behind.
 
-Gradio's upload cache is swept by Gradio (`delete_cache`, set by `ui.server.Page`).
+Gradio sweeps its upload cache itself (`delete_cache`, set by `ui.server.Page`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from gradio.utils import get_upload_folder
 
 from .page_state import PageState, sessions_root, traces_root
 
@@ -107,6 +110,21 @@ def remove_orphans(owned: set[Path], age: float, roots: tuple[Path, ...] = ()) -
     return removed
 
 
+def remove_empty_folders(root: Path, age: float) -> int:
+    """Remove the empty folders Gradio's cache sweep leaves behind (one per file it held)."""
+    removed = 0
+    cutoff = time.time() - age
+    with contextlib.suppress(FileNotFoundError):
+        for folder in root.iterdir():
+            try:
+                if folder.is_dir() and folder.stat().st_mtime < cutoff:
+                    folder.rmdir()  # only if empty
+                    removed += 1
+            except OSError:
+                continue
+    return removed
+
+
 def forget_gradio_sessions(app: Any, state_component: Any, idle: float) -> int:
     """Drop Gradio's record of sessions unused for `idle` s whose conversation (if any) the
     register no longer holds; Gradio itself keeps them until 10,000 newer ones push them out."""
@@ -143,6 +161,8 @@ async def sweep_while(app: Any, idle_seconds: float, state_component: Any) -> As
             try:
                 swept = await asyncio.to_thread(LIVE.sweep, idle_seconds)
                 swept.gradio_sessions = forget_gradio_sessions(app, state_component, idle_seconds)
+                cache = Path(get_upload_folder())
+                swept.folders += await asyncio.to_thread(remove_empty_folders, cache, idle_seconds)
             except Exception:  # a sweep that fails must not end the ones after it
                 log.exception("The session sweep failed; the next one will try again.")
                 continue
