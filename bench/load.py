@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -76,6 +77,9 @@ class Run:
     disk: dict[str, tuple[int, int]] = field(default_factory=dict)
     swept_after: float | None = None
     log_tracebacks: int = 0
+    # CPU seconds the app's process used during the load, and the machine's load average.
+    app_cpu_seconds: float = 0.0
+    load_average: float = 0.0
 
     def percentile(self, q: float, zoom: bool | None = None) -> float:
         """Over all turns, or only the zoom turns (True) or only the others (False)."""
@@ -83,12 +87,14 @@ class Run:
         return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
     def memory(self) -> dict[str, float]:
-        """RSS after warm-up (the second quarter of the load), at its end, and the peak."""
+        """RSS after warm-up (the median over 30-50 % of the load, when the first
+        conversations have ended and new ones taken their place), over its last 20 %, the
+        peak, and once the idle time has passed."""
         samples = [mb for t, mb in self.rss_mb if t <= self.seconds]
-        quarter = max(1, len(samples) // 4)
+        n = len(samples)
         return {
-            "after_warm_up_mb": statistics.median(samples[quarter : 2 * quarter] or samples),
-            "end_mb": statistics.median(samples[-quarter:]),
+            "after_warm_up_mb": statistics.median(samples[n * 3 // 10 : n // 2] or samples),
+            "end_mb": statistics.median(samples[n * 8 // 10 :] or samples),
             "peak_mb": max(samples),
             "after_sweep_mb": self.rss_mb[-1][1],
         }
@@ -105,6 +111,12 @@ def disk(root: Path) -> tuple[int, int]:
             except FileNotFoundError:
                 continue
     return size, files
+
+
+def cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_mb(pid: int) -> float:
@@ -189,7 +201,7 @@ def converse(url: str, run: Run, deadline: float, lock: threading.Lock) -> None:
 def measure(
     conversations: int = 50,
     seconds: float = 300.0,
-    turns_per_conversation: int = 20,
+    turns_per_conversation: int = 10,
     idle_minutes: float = 0.5,
     delay: float = 1.0,
 ) -> Run:
@@ -204,7 +216,7 @@ def measure(
             # files go with the rest.
             warm = Run(1, 0, 5, idle_minutes)
             converse(url, warm, time.monotonic() + 8, threading.Lock())
-            started = time.monotonic()
+            started, cpu_before = time.monotonic(), cpu_seconds(process.pid)
             stop = threading.Event()
 
             def sample() -> None:
@@ -223,6 +235,8 @@ def measure(
                 worker.start()
             for worker in workers:
                 worker.join()
+            run.app_cpu_seconds = cpu_seconds(process.pid) - cpu_before
+            run.load_average = os.getloadavg()[1]
             run.disk["end_of_load"] = disk(temp)
             ended = time.monotonic()
             # Idle time, a sweep interval and Gradio's cache interval, with room to spare.
@@ -237,7 +251,11 @@ def measure(
         finally:
             process.terminate()
             process.wait(timeout=30)
-    run.log_tracebacks = log.read_text(errors="replace").count("Traceback")
+            shutil.rmtree(temp, ignore_errors=True)
+    text = log.read_text(errors="replace")
+    run.log_tracebacks = text.count("Traceback")
+    if not run.log_tracebacks:
+        log.unlink()
     return run
 
 
@@ -256,6 +274,9 @@ def report(run: Run) -> str:
         f"{run.percentile(0.5, True):.2f} s, p95 {run.percentile(0.95, True):.2f} s)",
         f"app memory (RSS): after warm-up {mb['after_warm_up_mb']}, at the end {mb['end_mb']}, "
         f"peak {mb['peak_mb']}, after the sweep {mb['after_sweep_mb']}",
+        f"app CPU: {run.app_cpu_seconds:.0f} s in {run.seconds:g} s of load "
+        f"({run.app_cpu_seconds / run.seconds:.0%} of one core); machine load average "
+        f"{run.load_average:.1f} over the last 5 minutes on {os.cpu_count()} cores",
     ]
     for name, (size, files) in run.disk.items():
         lines.append(f"disk {name.replace('_', ' ')}: {size / 1e6:.2f} MB in {files} files")

@@ -16,6 +16,7 @@ import pytest
 
 import app
 from agent.config import Settings
+from agent.events import NoticeEvent
 from tests.support.openai_server import OpenAIServer
 from ui.access import Access, refused_address, shown_url
 from ui.handlers import PageHandlers
@@ -255,6 +256,19 @@ async def test_failures_through_a_custom_url_all_read_the_same(server, monkeypat
         )
         * 2
     }
+
+
+def test_a_retry_announced_through_a_custom_url_reads_the_same_whatever_the_cause():
+    access = public_page(AGENT_ALLOW_CUSTOM_BASE_URL=True).access
+    custom = Prefs(source="openai", base_url="https://models.example/v1", api_key="k")
+    shown = {
+        access.screen(NoticeEvent(message=cause), custom).message
+        for cause in ("Connection refused; trying again in 1 s.", "HTTP 404; trying again.")
+    }
+    assert shown == {"The model service at that base URL did not answer; trying again."}
+    # The operator's own endpoint keeps its details.
+    own = Prefs(source="openai", base_url="", api_key="k")
+    assert access.screen(NoticeEvent(message="HTTP 503"), own).message == "HTTP 503"
 
 
 # -- credentials in the configured base URL ------------------------------------------------------

@@ -8,8 +8,10 @@ from `gradio_client` (a heartbeat) and past a full Gradio session store.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import httpx
 import pytest
@@ -23,7 +25,7 @@ from tools.zoom import Zoom
 from ui.examples import EXAMPLES_DIR
 from ui.handlers import PageHandlers
 from ui.page_state import sessions_root, traces_root
-from ui.sweeper import Sessions, remove_empty_folders, remove_orphans
+from ui.sweeper import Sessions, remove_empty_folders, remove_orphans, sweep_cache
 
 LABEL = EXAMPLES_DIR / "label.png"
 
@@ -105,6 +107,34 @@ def test_the_empty_folders_of_gradios_cache_go_and_full_ones_stay(tmp_path):
         os.utime(folder, (old, old))
     assert remove_empty_folders(tmp_path, age=60) == 1
     assert full.exists() and not empty.exists()
+
+
+def test_the_cache_sweep_keeps_going_while_requests_add_files(tmp_path):
+    """Gradio's own sweep walks the live sets while requests add to them, and its task ends
+    at the first clash; this one takes a copy and deletes only what is old and not kept."""
+    old, new, kept = (tmp_path / name for name in ("old.png", "new.png", "example.png"))
+    for path in (old, new, kept):
+        path.write_bytes(b"x")
+    uploads = {str(old), str(new), str(kept)}
+    blocks = SimpleNamespace(
+        blocks={1: SimpleNamespace(keep_in_cache={str(kept)})}, temp_file_sets=[uploads]
+    )
+
+    def add_files() -> None:
+        for n in range(20_000):
+            uploads.add(str(tmp_path / f"gone-{n}.png"))  # as a request would, meanwhile
+
+    adder = threading.Thread(target=add_files)
+    adder.start()
+    while adder.is_alive():
+        sweep_cache(blocks, age=-1)  # every file is old enough: only `kept` stays
+    adder.join()
+    sweep_cache(blocks, age=-1)
+    assert not old.exists() and not new.exists() and kept.exists()
+    assert str(old) not in uploads and str(kept) in uploads
+    future = time.time() + 3600
+    os.utime(kept, (future, future))
+    assert sweep_cache(blocks, age=60) == 0
 
 
 # -- through the launched page ------------------------------------------------------------------

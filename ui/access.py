@@ -26,7 +26,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from agent.config import DEFAULT_OPENAI_MODEL, HF_ROUTER_URL, Settings, server_key
-from agent.events import ErrorEvent
+from agent.events import ErrorEvent, NoticeEvent
 
 from .labels import t
 
@@ -92,7 +92,7 @@ class Access:
 
     # -- settings -------------------------------------------------------------------------------
 
-    def setting_problem(self, name: str, value: Any, language: str) -> str | None:
+    def setting_problem(self, value: Any, language: str) -> str | None:
         if isinstance(value, str) and len(value) > MAX_SETTING_CHARS:
             return t("setting_too_long", language).format(
                 length=len(value), limit=MAX_SETTING_CHARS
@@ -158,13 +158,14 @@ class Access:
 
     def screen(self, event: Any, prefs: Prefs) -> Any:
         """The event as the page shows it: through a visitor's own URL on a public page, every
-        failure of the service is one sentence, so no port's state shows through."""
-        if (
-            isinstance(event, ErrorEvent)
-            and event.kind in SERVICE_KINDS
-            and self.hides_failures(prefs)
-        ):
+        failure of the service is one sentence, and so is every retry a notice announces, so
+        no port's state shows through."""
+        if not self.hides_failures(prefs):
+            return event
+        if isinstance(event, ErrorEvent) and event.kind in SERVICE_KINDS:
             return ErrorEvent(message=t("url_failed", prefs.language), kind="model", at=event.at)
+        if isinstance(event, NoticeEvent):  # the page's own notices are made before the run
+            return NoticeEvent(message=t("url_retry", prefs.language), at=event.at)
         return event
 
     # -- how often ------------------------------------------------------------------------------

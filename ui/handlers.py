@@ -246,7 +246,7 @@ class PageHandlers:
 
         def handler(value: Any, state: PageState | None) -> tuple:
             state = self.use(state, tell=False)
-            problem = self.access.setting_problem(name, value, state.prefs.language)
+            problem = self.access.setting_problem(value, state.prefs.language)
             if problem:
                 raise gr.Error(problem, print_exception=False)
             if value is None:

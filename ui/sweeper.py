@@ -10,9 +10,9 @@ by every handler, and a sweep, run every little while by the launched page (`swe
 2. removes folders under the session and trace roots that no live conversation owns, once
    they are as old as that: whatever made them, nothing stays for good;
 3. forgets Gradio's own record of sessions idle that long, so memory does not pile up either;
-4. removes the empty folders Gradio's cache sweep leaves behind.
-
-Gradio sweeps its upload cache itself (`delete_cache`, set by `ui.server.Page`).
+4. deletes the page's files in Gradio's cache (uploads, served copies) that old, and the empty
+   folders they leave. Gradio's own `delete_cache` (set by `ui.server.Page`) does too, until
+   its task dies on a busy page; see `sweep_cache`.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import shutil
 import threading
 import time
@@ -49,6 +50,7 @@ class Swept:
     closed: int = 0
     folders: int = 0
     gradio_sessions: int = 0
+    files: int = 0
 
 
 class Sessions:
@@ -80,14 +82,22 @@ class Sessions:
         now = time.monotonic() if now is None else now
         swept = Swept()
         with self._lock:
-            for state in list(self._states):
-                idle = state.env.session_idle_minutes * 60
-                if not state.running and now - state.last_used > idle:
+            idle = [s for s in self._states if self._idle(s, now)]
+        for state in idle:
+            # One at a time, checked again: a handler waits for one folder's removal at most,
+            # and a conversation used meanwhile stays.
+            with self._lock:
+                if state in self._states and self._idle(state, now):
                     self._close(state)
                     swept.closed += 1
+        with self._lock:
             owned = {folder for state in self._states for folder in state.folders()}
         swept.folders = remove_orphans(owned, orphan_age)
         return swept
+
+    @staticmethod
+    def _idle(state: PageState, now: float) -> bool:
+        return not state.running and now - state.last_used > state.env.session_idle_minutes * 60
 
     def _close(self, state: PageState) -> None:
         del self._states[state]
@@ -122,6 +132,33 @@ def remove_empty_folders(root: Path, age: float) -> int:
                     removed += 1
             except OSError:
                 continue
+    return removed
+
+
+def sweep_cache(blocks: Any, age: float) -> int:
+    """Delete the page's files in Gradio's cache that are older than `age` s (by ctime, which
+    Gradio renews when it hands a file out again). Gradio's own `delete_cache` task does the
+    same, but walks the live sets while requests add to them and ends for good at the first
+    such clash, which a busy page meets within minutes."""
+    keep: set[str] = set()
+    for component in list(blocks.blocks.values()):
+        keep.update(getattr(component, "keep_in_cache", ()))
+    cutoff = time.time() - age
+    removed = 0
+    for files in list(blocks.temp_file_sets):
+        for name in list(files):  # a copy, taken at once: requests add to the set meanwhile
+            if name in keep:
+                continue
+            try:
+                if os.lstat(name).st_ctime > cutoff:
+                    continue
+                os.remove(name)
+                removed += 1
+            except FileNotFoundError:
+                pass
+            except OSError:
+                continue
+            files.discard(name)
     return removed
 
 
@@ -161,17 +198,21 @@ async def sweep_while(app: Any, idle_seconds: float, state_component: Any) -> As
             try:
                 swept = await asyncio.to_thread(LIVE.sweep, idle_seconds)
                 swept.gradio_sessions = forget_gradio_sessions(app, state_component, idle_seconds)
+                blocks = app.get_blocks()
+                swept.files = await asyncio.to_thread(sweep_cache, blocks, idle_seconds)
                 cache = Path(get_upload_folder())
                 swept.folders += await asyncio.to_thread(remove_empty_folders, cache, idle_seconds)
             except Exception:  # a sweep that fails must not end the ones after it
                 log.exception("The session sweep failed; the next one will try again.")
                 continue
-            if swept.closed or swept.folders or swept.gradio_sessions:
+            if swept.closed or swept.folders or swept.gradio_sessions or swept.files:
                 log.info(
-                    "Swept %d idle conversation(s), %d orphan folder(s), %d Gradio session(s).",
+                    "Swept %d idle conversation(s), %d Gradio session(s), %d cached file(s), "
+                    "%d folder(s).",
                     swept.closed,
-                    swept.folders,
                     swept.gradio_sessions,
+                    swept.files,
+                    swept.folders,
                 )
 
     task = asyncio.create_task(loop(), name="session-sweep")
