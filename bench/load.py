@@ -79,6 +79,7 @@ class Run:
     log_tracebacks: int = 0
     # CPU seconds the app's process used during the load, and the machine's load average.
     app_cpu_seconds: float = 0.0
+    driver_cpu_seconds: float = 0.0
     load_average: float = 0.0
 
     def percentile(self, q: float, zoom: bool | None = None) -> float:
@@ -217,6 +218,7 @@ def measure(
             warm = Run(1, 0, 5, idle_minutes)
             converse(url, warm, time.monotonic() + 8, threading.Lock())
             started, cpu_before = time.monotonic(), cpu_seconds(process.pid)
+            driver_before = time.process_time()
             stop = threading.Event()
 
             def sample() -> None:
@@ -236,6 +238,7 @@ def measure(
             for worker in workers:
                 worker.join()
             run.app_cpu_seconds = cpu_seconds(process.pid) - cpu_before
+            run.driver_cpu_seconds = time.process_time() - driver_before
             run.load_average = os.getloadavg()[1]
             run.disk["end_of_load"] = disk(temp)
             ended = time.monotonic()
@@ -274,8 +277,9 @@ def report(run: Run) -> str:
         f"{run.percentile(0.5, True):.2f} s, p95 {run.percentile(0.95, True):.2f} s)",
         f"app memory (RSS): after warm-up {mb['after_warm_up_mb']}, at the end {mb['end_mb']}, "
         f"peak {mb['peak_mb']}, after the sweep {mb['after_sweep_mb']}",
-        f"app CPU: {run.app_cpu_seconds:.0f} s in {run.seconds:g} s of load "
-        f"({run.app_cpu_seconds / run.seconds:.0%} of one core); machine load average "
+        f"CPU in {run.seconds:g} s of load: the app {run.app_cpu_seconds:.0f} s "
+        f"({run.app_cpu_seconds / run.seconds:.0%} of one core), this process (the clients and "
+        f"the model server) {run.driver_cpu_seconds:.0f} s; machine load average "
         f"{run.load_average:.1f} over the last 5 minutes on {os.cpu_count()} cores",
     ]
     for name, (size, files) in run.disk.items():
