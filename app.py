@@ -23,10 +23,12 @@ from agent.config import (
     Settings,
     server_key,
 )
-from ui.examples import EXAMPLES, example_values
+from ui.access import shown_url
+from ui.examples import EXAMPLES, EXAMPLES_DIR, example_values
 from ui.handlers import PageHandlers
 from ui.labels import UI_TEXT
 from ui.page_state import PageState, Prefs, default_model, default_prefs, sessions_root
+from ui.server import Page
 
 # What tests and benchmarks use of the page; some of it is defined elsewhere and named here.
 __all__ = [
@@ -67,8 +69,9 @@ def build_demo(
     page = PageHandlers(model_factory, env, tools)
     prefs0 = page.prefs0
 
-    with gr.Blocks(title="Multimodal ReAct agent", fill_width=True) as demo:
+    with Page(page.env, title="Multimodal ReAct agent", fill_width=True) as demo:
         state = gr.State(None, delete_callback=lambda s: s.close() if s else None)
+        demo.conversation_state = state
         gr.Markdown(I18N("header"), elem_id="header")
         banner = gr.Markdown(
             I18N("banner_offline"), elem_id="banner", visible=prefs0.source == "offline"
@@ -172,7 +175,8 @@ def _settings_panel(prefs0: Prefs) -> dict[str, Any]:
                 elem_id="source",
             )
             base_url = gr.Textbox(
-                prefs0.base_url,
+                # Credentials in the configured URL stay on the server, which still uses them.
+                shown_url(prefs0.base_url),
                 label=I18N("base_url"),
                 placeholder="https://api.openai.com/v1",
                 elem_id="base-url",
@@ -264,7 +268,9 @@ def launch_options(env: Settings | None = None) -> dict[str, Any]:
     env = env or Settings()
     return {
         "max_file_size": int(env.max_upload_mb * 1024 * 1024),
-        "allowed_paths": [str(ASSETS), str(sessions_root())],
+        # What the page shows and nothing else of assets/: the plugin manifests, the page text
+        # and the scripts stay private. The CSS is read once at launch and needs no route.
+        "allowed_paths": [str(EXAMPLES_DIR), str(sessions_root())],
         "i18n": I18N,
         "theme": THEME,
         "css_paths": [str(ASSETS / "style.css")],

@@ -77,6 +77,7 @@ class TurnView:
         self.model = ""
         self.offline = False
         self.stats: RunFinishedEvent | None = None
+        self.stopped = False
         self.notices: list[str] = []
         self.images: list[Any] = []
         self._by_id: dict[str, dict[str, Any]] = {}
@@ -173,7 +174,11 @@ class TurnView:
                 assert_never(event)
 
     def stop(self) -> None:
-        """Mark what was still running as stopped (the person pressed Stop)."""
+        """Mark what was still running as stopped (the person pressed Stop, or the turn was
+        cancelled some other way); a finished or already stopped turn stays as it is."""
+        if self.done:
+            return
+        self.stopped = True
         w = self.words
         for message in self.messages:
             meta = message["metadata"]
@@ -189,7 +194,7 @@ class TurnView:
 
     @property
     def done(self) -> bool:
-        return self.final is not None
+        return self.final is not None or self.stopped
 
     @property
     def stats_line(self) -> str:
@@ -348,7 +353,9 @@ def _markdown_with_images(content: list[Any]) -> str:
     for part in content:
         if isinstance(part, dict) and part.get("path"):
             path = Path(part["path"])
-            parts.append(f"![{path.stem}](/gradio_api/file={quote(str(path))})")
+            # The file is named `<id>-<random token>`; the id alone is the image's name.
+            name = path.stem.partition("-")[0]
+            parts.append(f"![{name}](/gradio_api/file={quote(str(path))})")
         else:
             parts.append(str(part))
     return "\n\n".join(parts)
