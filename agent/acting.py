@@ -242,7 +242,9 @@ async def call(
         else:
             loop.call_soon_threadsafe(turn.emit, event)
 
-    ctx = ToolContext(turn.session.images, progress=progress, session_id=turn.session.id)
+    ctx = ToolContext(
+        turn.session.images, progress=progress, session_id=turn.session.id, language=turn.language
+    )
     try:
         result = await run_call(
             tool,

@@ -106,17 +106,20 @@ _LOOSE_IMAGE_ID = re.compile(
 
 
 class ToolContext:
-    """The only door from a tool to the outside: images by id, progress notes, cancellation."""
+    """The only door from a tool to the outside: images by id, progress notes, cancellation,
+    and the conversation's language, "en" or "zh", which a tool writes its sentences in."""
 
     def __init__(
         self,
         images: ImageAccess,
         progress: Callable[[str], None] | None = None,
         session_id: str = "",
+        language: str = "en",
     ) -> None:
         self._images = images
         self._progress = progress or (lambda message: None)
         self.session_id = session_id
+        self.language = language_key(language)
         self.cancelled = False
 
     def open_image(self, image_id: str) -> Image.Image:
@@ -148,6 +151,16 @@ class ToolContext:
 
     def progress(self, message: str) -> None:
         self._progress(message)
+
+
+def language_key(language: str | None) -> str:
+    """ "zh" for any way of naming Chinese (zh, zh-CN, zh_TW), else "en"."""
+    return "zh" if str(language or "").lower().startswith("zh") else "en"
+
+
+def language_of(ctx: ToolContext | None) -> str:
+    """The language a tool's result is written in; English when run without a context."""
+    return ctx.language if ctx is not None else "en"
 
 
 class Tool:
