@@ -157,6 +157,10 @@ def build_demo(
                 show_progress="hidden",
                 queue=False,
             )
+        if page.env.mcp_server:
+            from ui.mcp_endpoints import add_mcp_endpoints
+
+            add_mcp_endpoints(demo, page)  # the tools and ask_agent, for MCP clients
     demo.queue(default_concurrency_limit=TURNS_AT_ONCE)
     return demo
 
@@ -269,6 +273,7 @@ def launch_options(env: Settings | None = None) -> dict[str, Any]:
         "theme": THEME,
         "css_paths": [str(ASSETS / "style.css")],
         "footer_links": ["api", "gradio"],
+        "mcp_server": env.mcp_server,
     }
 
 
