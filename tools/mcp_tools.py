@@ -24,7 +24,8 @@ from PIL import Image
 from pydantic import BaseModel
 
 from tools.base import Tool, ToolContext, ToolInputError, ToolResult, ToolSettings
-from tools.mcp_client import Hub, McpToolError
+from tools.mcp_client import McpToolError
+from tools.mcp_hub import Hub
 from tools.mcp_schema import ImageEncoding, args_model, image_fields
 
 log = logging.getLogger(__name__)
