@@ -200,6 +200,21 @@ async def test_a_server_that_dies_is_started_again(tmp_path):
         close_all()
 
 
+def test_a_server_that_hangs_at_start_is_one_notice(tmp_path, monkeypatch):
+    import tools.mcp_client
+
+    monkeypatch.setattr(tools.mcp_client, "START_TIMEOUT", 1.0)
+    silent = {"command": sys.executable, "args": ["-c", "import time; time.sleep(60)"]}
+    config = write_config(tmp_path / "mcp.json", {"silent": silent, "demo": stdio()})
+    try:
+        names = {tool.name for tool in mcp_tools(ToolSettings(mcp_config=config))}
+        assert "demo.echo" in names and not any(n.startswith("silent.") for n in names)
+        (notice,) = [n for n in mcp_notices() if "'silent'" in n]
+        assert "did not answer in time" in notice
+    finally:
+        close_all()
+
+
 def test_no_config_no_mcp_tools_and_a_bad_file_is_a_notice(tmp_path):
     assert not any("." in tool.name for tool in default_tools(ToolSettings()))
     bad = tmp_path / "bad.json"

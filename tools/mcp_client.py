@@ -127,13 +127,11 @@ class Connection:
             return
         if self.session is None:  # still starting, or stuck: nothing to close politely
             task.cancel()
-        try:
-            async with asyncio.timeout(CLOSE_TIMEOUT):
-                await asyncio.shield(task)
-        except (TimeoutError, Exception):
+        # `wait` leaves the task's own outcome alone and lets a cancelling of ours through.
+        done, _ = await asyncio.wait({task}, timeout=CLOSE_TIMEOUT)
+        if not done:
             task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
+            await asyncio.wait({task}, timeout=CLOSE_TIMEOUT)
 
     async def call(
         self,
