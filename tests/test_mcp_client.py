@@ -226,8 +226,7 @@ def test_no_config_no_mcp_tools_and_a_bad_file_is_a_notice(tmp_path):
         close_all()
 
 
-def test_cli_uses_mcp_tools_from_the_config(config):
-    replies = [action("demo.echo", text="from the CLI"), "Thought: done\nAnswer: echoed"]
+def run_cli(config: Path, replies: list[str], *args: str) -> subprocess.CompletedProcess:
     with OpenAIServer(replies=replies) as model_server:
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -235,15 +234,30 @@ def test_cli_uses_mcp_tools_from_the_config(config):
             "OPENAI_BASE_URL": model_server.base_url,
             "AGENT_MCP_CONFIG": str(config),
         }
-        done = subprocess.run(
-            [sys.executable, "-m", "agent", "echo from the CLI", "--model", "test-model"],
+        return subprocess.run(
+            [sys.executable, "-m", "agent", *args, "--model", "test-model"],
             cwd=ROOT,
             env=env,
             capture_output=True,
             text=True,
             timeout=120,
         )
+
+
+def test_cli_uses_mcp_tools_from_the_config(config):
+    replies = [action("demo.echo", text="from the CLI"), "Thought: done\nAnswer: echoed"]
+    done = run_cli(config, replies, "echo from the CLI")
     assert done.returncode == 0, done.stderr
     assert 'Action: demo.echo {"text": "from the CLI"}' in done.stdout
     assert "Observation" in done.stdout and "echo: from the CLI" in done.stdout
     assert "'broken' could not be started" in done.stderr
+
+
+def test_cli_answers_a_servers_question_in_the_next_call(tmp_path):
+    config = write_config(tmp_path / "mcp.json", {"demo": stdio()})
+    saved = str(tmp_path / "s.json")
+    paint = action("demo.paint", item="fence")
+    done = run_cli(config, [paint], "paint the fence", "--session", saved)
+    assert "Question: Which colour should the fence be?" in done.stdout
+    done = run_cli(config, [paint, "Answer: done"], "green", "--session", saved, "--continue")
+    assert "Painted the fence green." in done.stdout and done.returncode == 0
