@@ -16,6 +16,7 @@ import uvicorn
 
 from agent import Agent
 from agent.models import ScriptedModel
+from agent.models.base import ToolCallPart
 from tests.conftest import collect
 from tests.support.local import free_port
 from tests.support.openai_server import OpenAIServer
@@ -159,6 +160,22 @@ async def test_a_reply_that_does_not_fit_the_question_declines(tools):
     assert first[-1].type == "ask_user" and first[-1].question == "Really delete notes.txt?"
     (result,) = results(await collect(agent, "hmm, maybe", session=session))
     assert result.text == "Kept notes.txt (decline)."
+
+
+async def test_native_tool_calls_reach_mcp_tools_and_their_questions(tools):
+    """Endpoints take `demo_paint` for `demo.paint` (no dots in function names)."""
+
+    def paint(call_id: str) -> list:
+        return [ToolCallPart(id=call_id, name="demo_paint", arguments='{"item": "gate"}')]
+
+    model = ScriptedModel([paint("c1"), paint("c2"), "It is red now."], native_tools=True)
+    agent = Agent(model, tools, tool_protocol="native")
+    session = agent.new_session()
+    first = await collect(agent, "paint the gate", session=session)
+    assert first[-1].type == "ask_user" and "gate" in first[-1].question
+    second = await collect(agent, "red", session=session)
+    assert [r.text for r in results(second)] == ["Painted the gate red."]
+    assert second[-1].type == "answer" and second[-1].text == "It is red now."
 
 
 async def test_slow_tool_times_out_with_progress_and_the_session_goes_on(tools):
