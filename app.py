@@ -162,6 +162,10 @@ def build_demo(
         demo.load(load, [state], [state, language, *example_sets], queue=False, **quiet)
         language.change(example_visibility, [language], example_sets, queue=False, **quiet)
         demo.load(None, js=aria_script(UI_TEXT["zh"]["title"]))
+        if page.env.mcp_server:
+            from ui.mcp_endpoints import add_mcp_endpoints
+
+            add_mcp_endpoints(demo, page)  # the tools and ask_agent, for MCP clients
     demo.queue(default_concurrency_limit=TURNS_AT_ONCE)
     return demo
 
@@ -299,6 +303,7 @@ def launch_options(env: Settings | None = None) -> dict[str, Any]:
         "theme": THEME,
         "css_paths": [str(ASSETS / "style.css")],
         "footer_links": ["api", "gradio"],
+        "mcp_server": env.mcp_server,
     }
 
 

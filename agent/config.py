@@ -118,6 +118,10 @@ class Settings(BaseSettings):
     plugin_dir: Path | None = Field(default=None, validation_alias="AGENT_PLUGIN_DIR")
     enable_weather: bool = Field(default=False, validation_alias="AGENT_ENABLE_WEATHER")
     weather_base_url: str | None = Field(default=None, validation_alias="WEATHER_BASE_URL")
+    # MCP: the servers whose tools the agent may use (an `mcp.json` in the `mcpServers` shape),
+    # and whether the page is itself an MCP server at /gradio_api/mcp/.
+    mcp_config: Path | None = Field(default=None, validation_alias="AGENT_MCP_CONFIG")
+    mcp_server: bool = Field(default=False, validation_alias="AGENT_MCP_SERVER")
 
     # Tracing (`agent/telemetry.py`): OpenTelemetry's own variable names. With an endpoint each
     # turn is sent to that OTLP/HTTP collector; content (messages, tool arguments and results)
@@ -155,7 +159,9 @@ class Settings(BaseSettings):
                 continue
             text = str(value).lower() if isinstance(value, bool) else str(value)
             variables[str(field.validation_alias)] = text
-        return ToolSettings(plugin_dir=self.plugin_dir, variables=variables)
+        return ToolSettings(
+            plugin_dir=self.plugin_dir, mcp_config=self.mcp_config, variables=variables
+        )
 
     def model_source(self) -> Literal["openai", "hf", "offline"]:
         if self.openai_api_key or self.openai_base_url:
