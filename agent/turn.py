@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 import uuid
@@ -184,11 +185,11 @@ class TurnState:
         return [*self.agent.tool_by_name, *prompts.CONTROL_ACTIONS]
 
     async def check(self, tool: Tool, params: dict[str, Any]) -> dialogue.Check:
-        """Validate off the event loop, with a deadline: a validator may parse (units through
-        pint). A quick tool declares its whole work small and bounded (its hostile inputs are
-        tested to stay so), and is checked inline like it runs inline: a thread hop would cost
-        more than the check."""
-        if getattr(tool, "quick", False):
+        """Validate off the event loop, with a deadline, where a validator of the tool's own may
+        parse (units through pint). Plain type checks are bounded by pydantic's core, and a
+        quick tool declares its whole work small and bounded (its hostile inputs are tested to
+        stay so): those are checked inline, where a thread hop would cost more than the check."""
+        if getattr(tool, "quick", False) or not _custom_validators(tool.Args):
             return dialogue.check(tool, params)
         try:
             return await run_quick(dialogue.check, tool, params, what=f"{tool.name} arguments")
@@ -257,6 +258,17 @@ class TurnState:
             )
         )
         del history[: -self.agent.settings.max_history_turns]
+
+
+@functools.cache
+def _custom_validators(args: type) -> bool:
+    decorators = getattr(args, "__pydantic_decorators__", None)
+    if decorators is None:
+        return True
+    return any(
+        getattr(decorators, kind)
+        for kind in ("validators", "field_validators", "root_validators", "model_validators")
+    )
 
 
 def _outcome(final: Terminal) -> Any:

@@ -103,7 +103,13 @@ def served_app() -> Iterator[tuple[str, int]]:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
     env.pop("HF_TOKEN", None)
-    env.update(GRADIO_SERVER_PORT=str(port), LOG_LEVEL="WARNING", GRADIO_ANALYTICS_ENABLED="0")
+    # The probing client sends turns faster than a person; the per-minute limit is off here.
+    env.update(
+        GRADIO_SERVER_PORT=str(port),
+        LOG_LEVEL="WARNING",
+        GRADIO_ANALYTICS_ENABLED="0",
+        AGENT_TURNS_PER_MINUTE="0",
+    )
     process = subprocess.Popen(
         [sys.executable, str(ROOT / "app.py")],
         cwd=ROOT,
