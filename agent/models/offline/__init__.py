@@ -40,9 +40,6 @@ _VAGUE = re.compile(
     r"something|i have a question|你好|您好|帮帮我|帮我|帮个忙|我有个问题|在吗)\W*$",
     re.IGNORECASE,
 )
-_ERROR = re.compile(
-    r"^(Error:|There is no tool|The arguments for|.* did not finish within|.* failed \()",
-)
 # Words that point at something in view: with an image in the conversation, the question is
 # about it.
 _ABOUT_IMAGE = re.compile(
@@ -163,15 +160,12 @@ def _decide(request: ModelRequest, seen: conversation.Seen, words: dict[str, str
 
 def _no_tool(request: ModelRequest) -> bool:
     """The last step found no tool for the request (the runner says so in `results`)."""
-    if request.results:
-        return request.results[-1].kind == "no_tool"
-    return request.observations[-1].startswith("No tool fits")
+    return bool(request.results) and request.results[-1].kind == "no_tool"
 
 
 def _failed(request: ModelRequest) -> bool:
-    if request.results:
-        return not request.results[-1].ok
-    return bool(_ERROR.match(request.observations[-1]))
+    """The last step failed: a tool's error, or the agent's feedback on an unusable step."""
+    return bool(request.results) and not request.results[-1].ok
 
 
 def _names_only_an_image(question: str) -> bool:
