@@ -6,11 +6,11 @@ final answer. Each returns the turn's terminal event, or None when the loop goes
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import re
 import uuid
+from dataclasses import dataclass, field
 from typing import Any
 
 from tools.base import Tool, ToolContext
@@ -27,11 +27,12 @@ from .events import (
     TaskStateEvent,
     ToolCallEvent,
     ToolProgressEvent,
+    ToolResultEvent,
 )
-from .messages import action_text
+from .messages import NativeCall, action_text
 from .offload import Overdue, run_quick
 from .parser import Step
-from .tool_run import ToolCrashed, run_call, timeout_for
+from .tool_run import ToolAsks, ToolCrashed, run_call, timeout_for
 from .turn import Terminal, TurnState, image_info
 
 log = logging.getLogger(__name__)
@@ -39,7 +40,42 @@ log = logging.getLogger(__name__)
 MAX_REPEATS = 2
 
 
-async def act(turn: TurnState, step: Step, step_no: int) -> Terminal | None:
+def retry(turn: TurnState, step_no: int, raw: str, reason: str) -> Terminal | None:
+    """An unusable reply goes back to the model with the reason, a bounded number of times."""
+    turn.parse_retries += 1
+    turn.emit(StepRetryEvent(step=step_no, reason=reason))
+    if turn.parse_retries > turn.agent.max_parse_retries:
+        return ErrorEvent(
+            kind="parse",
+            message="The model's replies could not be understood, so the agent stopped. "
+            "Try again, or choose a stronger model in Settings.",
+        )
+    turn.record(raw or "(empty reply)", reason, kind="feedback", ok=False)
+    return None
+
+
+@dataclass
+class Ready:
+    """A tool call whose arguments are complete and checked, waiting to run. The ReAct loop runs
+    one at once; a native reply's several calls run together, then settle in call order."""
+
+    tool: Tool
+    task: PendingTask
+    args: Any
+    arguments: dict[str, Any]
+    replay: str
+    key: str
+    step_no: int
+    call: NativeCall | None = None
+    # What the tool asked the person mid-call, and the replies it was given (`execute`).
+    asked: str = ""
+    replies: list[str] = field(default_factory=list)
+
+
+async def act(
+    turn: TurnState, step: Step, step_no: int, call: NativeCall | None = None
+) -> Terminal | Ready | None:
+    """What the action leads to: the turn's end, a call ready to run, or None to go on."""
     task = turn.session.task
     decision = dialogue.decide_action(
         step.tool or "",
@@ -65,26 +101,32 @@ async def act(turn: TurnState, step: Step, step_no: int) -> Terminal | None:
                 "directly from your own knowledge and the images if you can; otherwise say "
                 "plainly that you cannot answer."
             )
-            turn.record(turn.replay(step), observation, kind="no_tool")
-            if turn.agent.style.final_answer_call:
+            turn.record(turn.replay(step), observation, kind="no_tool", call=call)
+            if turn.agent.style.final_answer_call and call is None:
                 return await final_answer(turn, turn.text)
             return None
         case dialogue.UnknownTool(name=name):
             names = ", ".join(turn.known_names())
             turn.emit(StepRetryEvent(step=step_no, reason=f"unknown tool {name!r}"))
             observation = f"There is no tool named {name!r}. Use one of: {names}."
-            turn.record(turn.replay(step), observation, kind="feedback", ok=False)
+            turn.record(turn.replay(step), observation, kind="feedback", ok=False, call=call)
             return None
         case dialogue.UseTool(tool=name, given=given, question=question):
             tool = turn.agent.tool_by_name[name]
-            return await use_tool(turn, tool, given, step, step_no, question)
+            return await use_tool(turn, tool, given, step, step_no, question, call)
 
 
 async def use_tool(
-    turn: TurnState, tool: Tool, given: dict[str, Any], step: Step, step_no: int, question: str
-) -> Terminal | None:
+    turn: TurnState,
+    tool: Tool,
+    given: dict[str, Any],
+    step: Step,
+    step_no: int,
+    question: str,
+    call: NativeCall | None = None,
+) -> Terminal | Ready | None:
     """Merge what is known, then tell the model, ask the user, or call the tool."""
-    task = task_for(turn, tool)
+    task = task_for(turn, tool, given)
     thought_params = (step.thought_data or {}).get("known_params")
     fields = tool.Args.model_fields
     task.known = dialogue.merge(task.known, thought_params, given, fields=fields)
@@ -95,7 +137,7 @@ async def use_tool(
             task.missing = checked.missing
             turn.session.task = task
             turn.emit(TaskStateEvent(tool=tool.name, known=task.known, missing=task.missing))
-            turn.record(turn.replay(step), feedback, kind="feedback", ok=False)
+            turn.record(turn.replay(step), feedback, kind="feedback", ok=False, call=call)
             return None
         case dialogue.GiveUp(missing=missing):
             turn.emit(
@@ -111,7 +153,7 @@ async def use_tool(
             return ask(turn, tool, task, missing, step, question)
         case dialogue.Call(args=args, arguments=arguments):
             task.known, task.missing = arguments, []
-            return await call_once(turn, tool, task, args, arguments, step, step_no)
+            return prepare(turn, tool, task, args, arguments, step, step_no, call)
 
 
 def ask(
@@ -131,7 +173,7 @@ def ask(
     return AskUserEvent(question=text, tool=tool.name, missing=missing)
 
 
-async def call_once(
+def prepare(
     turn: TurnState,
     tool: Tool,
     task: PendingTask,
@@ -139,8 +181,9 @@ async def call_once(
     arguments: dict[str, Any],
     step: Step,
     step_no: int,
-) -> Terminal | None:
-    """Call the tool, unless this exact call already ran this turn."""
+    call: NativeCall | None = None,
+) -> Terminal | Ready | None:
+    """The call, ready to run, unless this exact call already ran this turn."""
     key = f"{tool.name}:{json.dumps(arguments, sort_keys=True, default=str)}"
     replay = turn.replay(step, tool.name, arguments)
     if key in turn.seen_actions:
@@ -155,24 +198,61 @@ async def call_once(
             f"You already called {tool.name} with these arguments; the result was: "
             f"{turn.seen_actions[key]} Use it, or answer now."
         )
-        turn.record(replay, observation, kind="feedback", tool=tool.name)
+        turn.record(replay, observation, kind="feedback", tool=tool.name, call=call)
         return None
-    turn.emit(TaskStateEvent(tool=tool.name, known=arguments, missing=[], status="calling"))
-    result = await call(turn, tool, args, arguments, step_no)
-    turn.seen_actions[key] = result.text
+    return Ready(tool, task, args, arguments, replay, key, step_no, call)
+
+
+async def execute(turn: TurnState, ready: Ready) -> ToolResultEvent:
+    turn.emit(
+        TaskStateEvent(tool=ready.tool.name, known=ready.arguments, missing=[], status="calling")
+    )
+    # A tool that asked the person mid-call (MCP elicitation) is called again with the same
+    # arguments, and their replies so far answer its questions in order.
+    task = ready.task
+    ready.replies = [*task.tool_replies, turn.text] if task.tool_question else []
+    try:
+        return await call(
+            turn, ready.tool, ready.args, ready.arguments, ready.step_no, ready.replies
+        )
+    except ToolAsks as exc:
+        ready.asked = exc.question
+        return exc.result
+
+
+async def settle(turn: TurnState, ready: Ready, result: ToolResultEvent) -> Terminal | None:
+    """Record the result; a success ends the task (and, in the plugin-task style, the turn)."""
+    tool = ready.tool
+    if ready.asked:  # the person's answer is needed: the same call is made next turn
+        task = ready.task
+        task.known, task.tool_question = ready.arguments, ready.asked
+        task.tool_replies = ready.replies
+        turn.session.task = task
+        return AskUserEvent(question=ready.asked, tool=tool.name)
+    turn.seen_actions[ready.key] = result.text
     image_ids = [i.id for i in result.images]
-    turn.record(replay, result.text, image_ids, ok=result.ok, tool=tool.name)
+    turn.record(ready.replay, result.text, image_ids, ok=result.ok, tool=tool.name, call=ready.call)
     if not result.ok:
         return None  # the failure is the Observation: the model may fix its call
-    turn.emit(TaskStateEvent(tool=tool.name, known=arguments, status="done"))
+    turn.completed[tool.name] = ready.arguments
+    turn.emit(TaskStateEvent(tool=tool.name, known=ready.arguments, status="done"))
     turn.session.task = None
-    if turn.agent.style.final_answer_call:
-        return await final_answer(turn, task.request)
+    if turn.agent.style.final_answer_call and ready.call is None:
+        return await final_answer(turn, ready.task.request)
     return None
 
 
+async def run_ready(turn: TurnState, ready: Ready) -> Terminal | None:
+    return await settle(turn, ready, await execute(turn, ready))
+
+
 async def call(
-    turn: TurnState, tool: Tool, args: Any, arguments: dict[str, Any], step_no: int
+    turn: TurnState,
+    tool: Tool,
+    args: Any,
+    arguments: dict[str, Any],
+    step_no: int,
+    replies: list[str] | None = None,
 ) -> Any:
     call_id = uuid.uuid4().hex[:10]
     turn.tool_calls += 1
@@ -186,7 +266,14 @@ async def call(
         else:
             loop.call_soon_threadsafe(turn.emit, event)
 
-    ctx = ToolContext(turn.session.images, progress=progress, session_id=turn.session.id)
+    session = turn.session
+    ctx = ToolContext(
+        session.images,
+        progress,
+        session_id=session.id,
+        language=turn.language,
+        replies=replies or (),
+    )
     try:
         result = await run_call(
             tool,
@@ -197,7 +284,7 @@ async def call(
             call_id=call_id,
             image_info=lambda image_id: image_info(turn.session.images.get(image_id)),
         )
-    except ToolCrashed as exc:
+    except (ToolCrashed, ToolAsks) as exc:
         turn.emit(exc.result)
         raise
     turn.emit(result)
@@ -214,7 +301,7 @@ async def final_answer(turn: TurnState, question: str) -> Terminal:
     request = turn.request(messages, purpose="final")
     turn.model_calls += 1
     text = ""
-    async with contextlib.aclosing(turn.agent.model.stream(request)) as chunks:
+    async with turn.model_stream(request, turn.model_calls) as chunks:
         async for chunk in chunks:
             if chunk:
                 text += chunk
@@ -250,10 +337,17 @@ async def resume_task(turn: TurnState) -> None:
     turn.emit(TaskStateEvent(tool=tool.name, known=task.known, missing=task.missing))
 
 
-def task_for(turn: TurnState, tool: Tool) -> PendingTask:
+def task_for(turn: TurnState, tool: Tool, given: dict[str, Any]) -> PendingTask:
+    """The pending task of this tool, else a new one. A call that agrees with a task this turn
+    already finished is that task again: a model repeating its call without a value the user
+    gave gets the value back (and then the earlier result), not a question for it."""
     task = turn.session.task
     if task and task.tool == tool.name:
         return task
+    done = turn.completed.get(tool.name)
+    fields = tool.Args.model_fields
+    if done is not None and dialogue.agrees(dialogue.merge(given, fields=fields), done):
+        return PendingTask(tool=tool.name, request=turn.text, known=dict(done))
     return PendingTask(tool=tool.name, request=turn.text)
 
 

@@ -38,11 +38,12 @@ class Settings(BaseSettings):
     """Every setting, with the environment variable that sets it.
 
     OPENAI_API_KEY, OPENAI_BASE_URL, AGENT_MODEL and HF_TOKEN keep their usual names, and so do
-    LOG_LEVEL and Gradio's GRADIO_SERVER_NAME/GRADIO_SERVER_PORT; the rest are AGENT_* (e.g.
-    AGENT_LANGUAGE=zh), or named by the plugin they belong to (WEATHER_BASE_URL). Nothing else
-    in the app reads the environment, except a plugin manifest's own variables
-    (`tools.plugins.manifest_variable`), and SPACE_ID, whose presence makes AGENT_PUBLIC's
-    default true.
+    LOG_LEVEL, OpenTelemetry's OTEL_* and Gradio's GRADIO_SERVER_NAME/GRADIO_SERVER_PORT; the
+    rest are AGENT_* (e.g. AGENT_LANGUAGE=zh), or named by the plugin they belong to
+    (WEATHER_BASE_URL). Nothing else in the app reads the environment, except a plugin
+    manifest's own variables (`tools.plugins.manifest_variable`), SPACE_ID, whose presence
+    makes AGENT_PUBLIC's default true, and the OpenTelemetry SDK, which reads its other OTEL_*
+    settings (headers, service name) itself once tracing is on.
     """
 
     # Unknown keyword settings are refused, so a typo fails loudly instead of being ignored.
@@ -68,6 +69,11 @@ class Settings(BaseSettings):
     max_upload_mb: float = Field(default=20.0, gt=0, le=200, validation_alias="AGENT_MAX_UPLOAD_MB")
     tool_timeout: float = Field(default=30.0, gt=0, le=600, validation_alias="AGENT_TOOL_TIMEOUT")
     model_timeout: float = Field(default=60.0, gt=0, le=600, validation_alias="AGENT_MODEL_TIMEOUT")
+    # How models call tools: react (the ReAct text), native (the endpoint's `tools` parameter)
+    # or auto (unset): native where the model can (hosted endpoints), falling back to react.
+    tool_protocol: Literal["react", "native", "auto"] | None = Field(
+        default=None, validation_alias="AGENT_TOOL_PROTOCOL"
+    )
     # One turn, model calls and tools included, ends with a sentence after this long.
     turn_timeout: float = Field(default=240.0, gt=0, le=3600, validation_alias="AGENT_TURN_TIMEOUT")
     # Bounds on one message: a pasted book or a folder of photos is refused at once, with a
@@ -112,6 +118,21 @@ class Settings(BaseSettings):
     plugin_dir: Path | None = Field(default=None, validation_alias="AGENT_PLUGIN_DIR")
     enable_weather: bool = Field(default=False, validation_alias="AGENT_ENABLE_WEATHER")
     weather_base_url: str | None = Field(default=None, validation_alias="WEATHER_BASE_URL")
+    # MCP: the servers whose tools the agent may use (an `mcp.json` in the `mcpServers` shape),
+    # and whether the page is itself an MCP server at /gradio_api/mcp/.
+    mcp_config: Path | None = Field(default=None, validation_alias="AGENT_MCP_CONFIG")
+    mcp_server: bool = Field(default=False, validation_alias="AGENT_MCP_SERVER")
+
+    # Tracing (`agent/telemetry.py`): OpenTelemetry's own variable names. With an endpoint each
+    # turn is sent to that OTLP/HTTP collector; content (messages, tool arguments and results)
+    # only with the capture switch on.
+    otel_endpoint: str | None = Field(default=None, validation_alias="OTEL_EXPORTER_OTLP_ENDPOINT")
+    otel_traces_endpoint: str | None = Field(
+        default=None, validation_alias="OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
+    )
+    otel_capture_content: bool = Field(
+        default=False, validation_alias="OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+    )
 
     # The server (`python app.py`).
     log_level: Literal["DEBUG", "INFO", "WARN", "WARNING", "ERROR", "FATAL", "CRITICAL"] = Field(
@@ -138,7 +159,9 @@ class Settings(BaseSettings):
                 continue
             text = str(value).lower() if isinstance(value, bool) else str(value)
             variables[str(field.validation_alias)] = text
-        return ToolSettings(plugin_dir=self.plugin_dir, variables=variables)
+        return ToolSettings(
+            plugin_dir=self.plugin_dir, mcp_config=self.mcp_config, variables=variables
+        )
 
     def model_source(self) -> Literal["openai", "hf", "offline"]:
         if self.openai_api_key or self.openai_base_url:

@@ -29,6 +29,10 @@ class PendingTask(BaseModel):
     questions: int = 0
     invalid_retries: int = 0
     transcript: list[str] = Field(default_factory=list)
+    # A question the tool itself asked mid-call (an MCP elicitation), and the person's replies
+    # so far; the next call of the tool is made with them (`ToolContext.replies`).
+    tool_question: str = ""
+    tool_replies: list[str] = Field(default_factory=list)
 
 
 class Check(BaseModel):
@@ -129,6 +133,18 @@ def _takes_text(info: Any) -> bool:
 
 def _is_one_string_list(value: Any) -> bool:
     return isinstance(value, list) and len(value) == 1 and isinstance(value[0], str)
+
+
+def agrees(given: Mapping[str, Any], known: Mapping[str, Any]) -> bool:
+    """Every value given is the one known (5, 5.0 and "5" agree; so do "KM" and "km")."""
+    return all(key in known and _same(value, known[key]) for key, value in given.items())
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return float(a) == float(b)
+    except (TypeError, ValueError):
+        return str(a).strip().lower() == str(b).strip().lower()
 
 
 def check(tool: Any, params: dict[str, Any]) -> Check:

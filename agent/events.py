@@ -39,6 +39,8 @@ class RunStartedEvent(_Event):
     offline: bool = False
     language: str = "en"
     style: str = "react"
+    # How the model calls tools: the ReAct text protocol or the endpoint's own tool calling.
+    protocol: str = "react"
     images: list[ImageInfo] = Field(default_factory=list)
 
 
@@ -53,6 +55,23 @@ class ModelDeltaEvent(_Event):
     type: Literal["model_delta"] = "model_delta"
     step: int
     text: str
+
+
+class ModelCallEvent(_Event):
+    """One model call, when it has ended: how long it took and what the service said besides
+    the text. Tokens are counted only where the service reports them; `error` is the kind of
+    failure that ended the call."""
+
+    type: Literal["model_call"] = "model_call"
+    step: int
+    model: str
+    duration: float
+    temperature: float | None = None
+    max_tokens: int | None = None
+    finish_reason: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    error: str | None = None
 
 
 class ThoughtEvent(_Event):
@@ -85,6 +104,8 @@ class ToolResultEvent(_Event):
     duration: float
     images: list[ImageInfo] = Field(default_factory=list)
     error: str | None = None
+    # What kind of failure, for machines: "timeout", or the exception's class name.
+    error_type: str | None = None
     data: dict[str, Any] | None = None
 
 
@@ -145,6 +166,7 @@ ErrorKind = Literal[
     "empty",
     "http",
     "not_found",
+    "tools_unsupported",
 ]
 
 
@@ -161,12 +183,14 @@ class RunFinishedEvent(_Event):
     model_calls: int
     steps: int
     duration: float
+    protocol: str = "react"  # the one that ran (auto may fall back mid-turn)
 
 
 Event = Annotated[
     RunStartedEvent
     | NoticeEvent
     | ModelDeltaEvent
+    | ModelCallEvent
     | ThoughtEvent
     | ToolCallEvent
     | ToolProgressEvent

@@ -21,6 +21,17 @@ HISTORY_IMAGE_LIMIT = 4
 HISTORY_TURN_LIMIT = 20
 
 
+class NativeCall(BaseModel):
+    """A tool call as a model calling tools natively wrote it: which reply, its id, its raw
+    arguments, and the reply's text before the calls."""
+
+    reply: int
+    id: str
+    name: str
+    arguments: str = "{}"
+    content: str = ""
+
+
 class StepRecord(BaseModel):
     """One finished step of this turn, as it is replayed to the model.
 
@@ -34,6 +45,7 @@ class StepRecord(BaseModel):
     kind: Literal["tool", "no_tool", "feedback"] = "tool"
     ok: bool = True
     tool: str = ""
+    call: NativeCall | None = None
 
 
 def action_text(

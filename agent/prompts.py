@@ -391,6 +391,25 @@ def final_prompt(question: str, steps: str) -> str:
     return render(FINAL_PROMPT, question=question, reAct_step_str=steps)
 
 
+# The system message of the native tool-calling protocol (our own words; the tools themselves go
+# in the endpoint's `tools` parameter). The control actions of the task dialogue are tools too.
+NATIVE_SYSTEM = {
+    "en": """You are a helpful assistant that can look at images and use tools.
+Images in the conversation have ids (img_1, img_2, ...); tools that look at an image take its id.
+Call a tool when it helps. When a tool needs a value only the user knows, call ASK_USER_FOR_REQUIRED_PARAMS with your question instead of guessing; when you cannot tell what the user wants, call ASK_USER_FOR_INTENT; when the user wants to stop, call end_conversation; when no tool fits, call TOOL_OTHER or answer from what you know.
+Base your answer on the images and the tools' results. Answer in the user's language.""",
+    "zh": """你是一个能看图片、会使用工具的助手。
+对话中的图片都有编号（img_1、img_2……）；查看图片的工具用编号指定图片。
+需要时调用工具。工具需要只有用户知道的信息时，调用 ASK_USER_FOR_REQUIRED_PARAMS 提问，不要猜；不清楚用户想做什么时，调用 ASK_USER_FOR_INTENT；用户想结束时，调用 end_conversation；没有合适的工具时，调用 TOOL_OTHER 或凭已知回答。
+回答要以图片和工具结果为依据，并使用用户的语言。""",
+}
+
+
+def native_system(language: str, task_state: str = "") -> str:
+    text = NATIVE_SYSTEM[language_key(language)]
+    return f"{text}\n\n{task_state}" if task_state else text
+
+
 def task_state_text(tool: str, known: dict[str, Any], missing: Sequence[str], language: str) -> str:
     known_json = json.dumps(known, ensure_ascii=False)
     if language_key(language) == "zh":

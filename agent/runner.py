@@ -4,21 +4,24 @@ One turn:
 1. Intake (`intake.py`): a message over its bounds is refused whole; uploads become images, a
    refused one a notice.
 2. A reply to the agent's question fills the pending task first (`dialogue.py`).
-3. Each step: build the request (the prompt style and `messages.py`), stream the model, forward
-   text after `Answer:` as it arrives, and read the step (`parser.py`); an unreadable reply is
-   sent back with a hint, a bounded number of times.
+3. Each step speaks one tool protocol. ReAct text (`react.py`): build the request (the prompt
+   style and `messages.py`), stream the model, forward text after `Answer:` as it arrives, and
+   read the step (`parser.py`); an unreadable reply is sent back with a hint, a bounded number
+   of times. Native tool calling (`native.py`): the tools go as the endpoint's `tools`
+   parameter and each streamed call is one action; `auto` falls back to ReAct text when an
+   endpoint refuses tools.
 4. An answer ends the turn. An action (`acting.py`) is decided in code
    (`dialogue.decide_action`): a control action ends, asks or finds no tool; a tool's
    arguments are merged and checked (`dialogue.decide_arguments`): missing ones are asked of
    the user, invalid ones go back to the model, valid ones run (`tool_run.py`) and become the
    Observation.
-5. Repeat from 3 until an answer, a question, an error or the step limit; then `run_finished`
-   and the terminal event.
+5. Repeat from 3 until an answer, a question, an error, the step limit or the turn's time
+   limit; then `run_finished` and the terminal event.
 
 The turn runs as a task that emits events into a queue, and `run` yields them: every part of
 the loop is a plain coroutine that returns the turn's terminal event, or None to go on.
-Closing the iterator (or cancelling its consumer) cancels the task, which closes the model
-stream.
+Closing the iterator (or cancelling its consumer, or leaving its events untaken) cancels the
+task, which closes the model stream.
 """
 
 from __future__ import annotations
@@ -27,48 +30,42 @@ import asyncio
 import contextlib
 import logging
 import time
-import uuid
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from tools.base import Tool
 
-from . import acting
+from . import acting, native, react, telemetry
 from .config import Settings
 from .events import (
-    AnswerDeltaEvent,
-    AnswerEvent,
-    AskUserEvent,
     ErrorEvent,
     Event,
-    ModelDeltaEvent,
     NoticeEvent,
-    RunFinishedEvent,
-    RunStartedEvent,
-    StepRetryEvent,
-    ThoughtEvent,
 )
 from .images import ImageRef, ImageStore
-from .intake import message_problem, prepare_images
 from .models.base import ChatModel, ModelError
-from .parser import AnswerStream, ParseError, parse_step
-from .reasoning import ReasoningFilter
-from .session import Session, Turn
+from .session import Session
 from .style import make_style
 from .tool_run import ToolCrashed
-from .turn import Terminal, TurnState, image_info
+from .turn import Terminal, TurnState
 
 log = logging.getLogger(__name__)
 
 MAX_PARSE_RETRIES = 2
 _DONE = object()
+# (model name, base URL) of endpoints that refused native tool calls in this process.
+_NO_NATIVE_TOOLS: set[tuple[str, str]] = set()
 # Seconds an event may wait for a consumer before the turn counts as abandoned.
 CONSUMER_GONE = 5.0
 
 
 class Agent:
-    """A multimodal ReAct agent over any `ChatModel` and a list of tools."""
+    """A multimodal ReAct agent over any `ChatModel` and a list of tools.
+
+    `tracer` (an OpenTelemetry `Tracer` or `TracerProvider`) traces this agent's turns; without
+    one they go where `telemetry.configure_tracing` or the OTEL_* settings say, if anywhere.
+    `name` is the agent's name in those traces."""
 
     def __init__(
         self,
@@ -83,6 +80,9 @@ class Agent:
         image_detail: str | None = None,
         tool_timeout: float | None = None,
         max_parse_retries: int = MAX_PARSE_RETRIES,
+        tool_protocol: str | None = None,
+        tracer: Any = None,
+        name: str = "multimodal-react-agent",
     ) -> None:
         self.settings = settings = settings or Settings()
         if tools is None:
@@ -99,6 +99,23 @@ class Agent:
         self.image_detail = image_detail or settings.image_detail
         self.tool_timeout = tool_timeout or settings.tool_timeout
         self.max_parse_retries = max_parse_retries
+        # react | native | auto (the default): native where the model can call tools natively
+        # (hosted endpoints), else the ReAct text (the offline model, scripted replies).
+        protocol = tool_protocol or settings.tool_protocol or "auto"
+        if protocol not in ("react", "native", "auto"):
+            raise ValueError(f"unknown tool protocol {protocol!r}; use react, native or auto")
+        self.tool_protocol = protocol
+        self.tracer = telemetry.as_tracer(tracer)
+        self.name = name
+
+    def protocol_now(self) -> str:
+        """The protocol a turn starts with: `auto` is native for a model that can call tools
+        natively, until its endpoint has refused tools once in this process."""
+        if self.tool_protocol != "auto":
+            return self.tool_protocol
+        if not getattr(self.model, "native_tools", False):
+            return "react"
+        return "react" if _endpoint(self.model) in _NO_NATIVE_TOOLS else "native"
 
     def header(self, language: str, task_state: str = "") -> str:
         """The ReAct system header for these tools."""
@@ -159,11 +176,11 @@ class _Turn(TurnState):
 
     async def _body(self, images: Sequence[str | Path | bytes | ImageRef]) -> None:
         try:
-            final = await self._intake(images)
+            final = await self.intake(images)
             if final is None:
                 final = await self._bounded_loop()
-                self._remember(final)
-            self._finish(final)
+                self.remember(final)
+            self.finish(final)
         finally:
             self.emit(_DONE)
 
@@ -178,36 +195,6 @@ class _Turn(TurnState):
                 message=f"This turn took longer than {limit:g} seconds, so it was stopped. Try a "
                 "simpler request, or raise the turn time limit in the settings.",
             )
-
-    async def _intake(self, images: Sequence[str | Path | bytes | ImageRef]) -> Terminal | None:
-        agent = self.agent
-        problem = message_problem(
-            self.text,
-            len(images),
-            max_chars=agent.settings.max_message_chars,
-            max_images=agent.settings.max_images_per_message,
-            language=self.language,
-        )
-        if problem is None:
-            self.refs, refused = await prepare_images(self.session.images, images)
-            for sentence in refused:
-                self.emit(NoticeEvent(message=sentence))
-        self.emit(
-            RunStartedEvent(
-                run_id=uuid.uuid4().hex[:12],
-                model=agent.model.name,
-                offline=getattr(agent.model, "offline", False),
-                language=self.language,
-                style=agent.style.name,
-                images=[image_info(r) for r in self.refs],
-            )
-        )
-        if problem is None and (self.text or self.refs):
-            return None
-        # Refused as a whole: the conversation and its task stay as they were.
-        return ErrorEvent(
-            message=problem or "Type a question or attach an image first.", kind="input"
-        )
 
     async def _loop(self) -> Terminal:
         try:
@@ -242,100 +229,24 @@ class _Turn(TurnState):
 
     async def _step(self) -> Terminal | None:
         step_no = self.model_calls + 1
-        raw = await self._stream_step(step_no)
-        try:
-            step = parse_step(raw, self.known_names())
-        except ParseError as exc:
-            return self._retry(step_no, raw, str(exc))
-        if step.thought and not self._thought_sent:
-            self.emit(ThoughtEvent(step=step_no, text=step.thought))
-        if step.kind == "answer":
-            rest = self._answer_stream.finish()
-            if rest:
-                self.emit(AnswerDeltaEvent(text=rest))
-            self.session.task = None
-            return AnswerEvent(text=(step.answer or "").strip())
-        return await acting.act(self, step, step_no)
-
-    async def _stream_step(self, step_no: int) -> str:
-        """Stream one model call; the answer is forwarded as it arrives, after its Thought."""
-        request = self.request()
-        self._answer_stream = AnswerStream()
-        self._thought_sent = False
-        reasoning = ReasoningFilter()
-        raw = ""
-        self.model_calls += 1
-        async with contextlib.aclosing(self.agent.model.stream(request)) as chunks:
-            async for chunk in chunks:
-                if not chunk:
-                    continue
-                raw += chunk
-                self.emit(ModelDeltaEvent(step=step_no, text=chunk))
-                forwarded = self._answer_stream.feed(reasoning.feed(chunk))
-                if forwarded:
-                    if not self._thought_sent:
-                        self._thought_sent = True
-                        early = _thought_of(raw)
-                        if early:
-                            self.emit(ThoughtEvent(step=step_no, text=early))
-                    self.emit(AnswerDeltaEvent(text=forwarded))
-        return raw
-
-    def _retry(self, step_no: int, raw: str, reason: str) -> Terminal | None:
-        self.parse_retries += 1
-        self.emit(StepRetryEvent(step=step_no, reason=reason))
-        if self.parse_retries > self.agent.max_parse_retries:
-            return ErrorEvent(
-                kind="parse",
-                message="The model's replies could not be understood, so the agent stopped. "
-                "Try again, or choose a stronger model in Settings.",
-            )
-        self.record(raw or "(empty reply)", reason, kind="feedback", ok=False)
-        return None
-
-    def _finish(self, final: Terminal) -> None:
-        """`run_finished` with the statistics, then the terminal event, always last."""
-        self.emit(
-            RunFinishedEvent(
-                status=_outcome(final),
-                model=self.agent.model.name,
-                model_calls=self.model_calls,
-                steps=self.tool_calls,
-                duration=time.monotonic() - self.started,
-            )
-        )
-        self.emit(final)
-
-    def _remember(self, final: Terminal) -> None:
-        outcome = _outcome(final)
-        reply = getattr(final, "text", None) or getattr(final, "question", None) or ""
-        history = self.session.history
-        history.append(
-            Turn(
-                language=self.language,
-                user_text=self.text,
-                image_ids=[r.id for r in self.refs],
-                reply=reply if outcome != "error" else "",
-                outcome=outcome,
-            )
-        )
-        del history[: -self.agent.settings.max_history_turns]
+        if self.protocol == "native":
+            try:
+                return await native.step(self, step_no)
+            except ModelError as exc:
+                if exc.kind != "tools_unsupported" or self.agent.tool_protocol != "auto":
+                    raise
+                # Remembered for the process: this endpoint takes the ReAct text instead.
+                _NO_NATIVE_TOOLS.add(_endpoint(self.agent.model))
+                self.protocol = "react"
+                self.emit(
+                    NoticeEvent(
+                        message="The model's endpoint refused native tool calls, so the agent "
+                        "uses the ReAct text protocol with it."
+                    )
+                )
+                step_no = self.model_calls + 1
+        return await react.step(self, step_no)
 
 
-def _outcome(final: Terminal) -> Any:
-    match final:
-        case AnswerEvent(ended=True):
-            return "ended"
-        case AnswerEvent():
-            return "answered"
-        case AskUserEvent():
-            return "asked"
-        case _:
-            return "error"
-
-
-def _thought_of(text: str) -> str:
-    try:
-        return parse_step(text).thought
-    except ParseError:
-        return ""
+def _endpoint(model: Any) -> tuple[str, str]:
+    return (str(getattr(model, "name", "")), str(getattr(model, "base_url", "") or ""))

@@ -3,21 +3,34 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import Sequence
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from tools.base import Tool
 
-from . import dialogue, prompts
-from .events import AnswerEvent, AskUserEvent, ErrorEvent, ImageInfo
+from . import dialogue, prompts, telemetry
+from .events import (
+    AnswerEvent,
+    AskUserEvent,
+    ErrorEvent,
+    ImageInfo,
+    ModelCallEvent,
+    NoticeEvent,
+    RunFinishedEvent,
+    RunStartedEvent,
+)
 from .images import ImageRef
-from .intake import turn_language
+from .intake import message_problem, prepare_images, turn_language
 from .messages import StepRecord, action_text, model_request
+from .models.base import ModelError, ModelRequest
 from .offload import Overdue, run_quick
 from .parser import Step
-from .session import Session
+from .session import Session, Turn
 from .style import TurnContext
 
 log = logging.getLogger(__name__)
@@ -45,9 +58,16 @@ class TurnState:
         self.parse_retries = 0
         self.repeats = 0
         self.seen_actions: dict[str, str] = {}
+        # Arguments of each tool's task finished this turn.
+        self.completed: dict[str, dict[str, Any]] = {}
         self.started = time.monotonic()
         self.queue: asyncio.Queue[Any] = asyncio.Queue()
         self.emit = self.queue.put_nowait
+        self.protocol = agent.protocol_now()
+        # Tracing watches every event on its way to the queue; off, nothing stands between.
+        self.tracer = telemetry.turn_tracer(agent, session)
+        if self.tracer is not None:
+            self.emit = self.tracer.watch(self.emit)
         # When the consumer last got an event and has not asked for the next (None: it asked).
         self.waiting_since: float | None = None
 
@@ -64,7 +84,7 @@ class TurnState:
                 agent.image_detail,  # type: ignore[arg-type]
             )
             messages = agent.style.messages(context)
-        return model_request(
+        request = model_request(
             messages,
             steps=self.steps,
             question=self.text,
@@ -76,6 +96,50 @@ class TurnState:
             temperature=agent.temperature,
             purpose=purpose,  # type: ignore[arg-type]
         )
+        # A hosted model's retries show in the trace while they wait.
+        request.on_retry = lambda sentence: self.emit(NoticeEvent(message=sentence))
+        return request
+
+    @contextlib.asynccontextmanager
+    async def model_stream(self, request: ModelRequest, step: int) -> AsyncIterator[Any]:
+        """The model's reply to `request` in pieces; when the call ends, however it ends, a
+        `model_call` event says how long it took and what the service reported."""
+        if self.tracer is not None:
+            request.want_usage = True
+            self.tracer.request(step, request)
+        started = time.monotonic()
+        error: str | None = None
+        try:
+            async with contextlib.aclosing(self.agent.model.stream(request)) as chunks:
+                yield chunks
+        except ModelError as exc:
+            error = exc.kind
+            raise
+        except asyncio.CancelledError:
+            error = "cancelled"
+            raise
+        except Exception as exc:
+            error = type(exc).__name__
+            raise
+        finally:
+            report = request.report
+            # The limit the call was sent with: the request's own, else the model's.
+            limit = request.max_tokens
+            if limit is None:
+                limit = getattr(self.agent.model, "max_tokens", None)
+            self.emit(
+                ModelCallEvent(
+                    step=step,
+                    model=self.agent.model.name,
+                    duration=time.monotonic() - started,
+                    temperature=request.temperature,
+                    max_tokens=limit,
+                    finish_reason=report.finish_reason,
+                    input_tokens=report.input_tokens,
+                    output_tokens=report.output_tokens,
+                    error=error,
+                )
+            )
 
     def transcript(self) -> str:
         task = self.session.task
@@ -92,6 +156,7 @@ class TurnState:
         kind: str = "tool",
         ok: bool = True,
         tool: str = "",
+        call: Any = None,
     ) -> None:
         self.steps.append(
             StepRecord(
@@ -101,6 +166,7 @@ class TurnState:
                 kind=kind,  # type: ignore[arg-type]
                 ok=ok,
                 tool=tool,
+                call=call,
             )
         )
 
@@ -118,7 +184,12 @@ class TurnState:
         return [*self.agent.tool_by_name, *prompts.CONTROL_ACTIONS]
 
     async def check(self, tool: Tool, params: dict[str, Any]) -> dialogue.Check:
-        """Validate off the event loop: a validator may parse (units through pint)."""
+        """Validate off the event loop, with a deadline: a validator may parse (units through
+        pint). A quick tool declares its whole work small and bounded (its hostile inputs are
+        tested to stay so), and is checked inline like it runs inline: a thread hop would cost
+        more than the check."""
+        if getattr(tool, "quick", False):
+            return dialogue.check(tool, params)
         try:
             return await run_quick(dialogue.check, tool, params, what=f"{tool.name} arguments")
         except Overdue as exc:
@@ -126,3 +197,75 @@ class TurnState:
             return dialogue.Check(
                 invalid={"input": "these values took too long to check; use simpler ones"}
             )
+
+    async def intake(self, images: Sequence[str | Path | bytes | ImageRef]) -> Terminal | None:
+        agent = self.agent
+        problem = message_problem(
+            self.text,
+            len(images),
+            max_chars=agent.settings.max_message_chars,
+            max_images=agent.settings.max_images_per_message,
+            language=self.language,
+        )
+        if problem is None:
+            self.refs, refused = await prepare_images(self.session.images, images)
+            for sentence in refused:
+                self.emit(NoticeEvent(message=sentence))
+        self.emit(
+            RunStartedEvent(
+                run_id=uuid.uuid4().hex[:12],
+                model=agent.model.name,
+                offline=getattr(agent.model, "offline", False),
+                language=self.language,
+                style=agent.style.name,
+                protocol=self.protocol,
+                images=[image_info(r) for r in self.refs],
+            )
+        )
+        if problem is None and (self.text or self.refs):
+            return None
+        # Refused as a whole: the conversation and its task stay as they were.
+        return ErrorEvent(
+            message=problem or "Type a question or attach an image first.", kind="input"
+        )
+
+    def finish(self, final: Terminal) -> None:
+        """`run_finished` with the statistics, then the terminal event, always last."""
+        self.emit(
+            RunFinishedEvent(
+                status=_outcome(final),
+                model=self.agent.model.name,
+                model_calls=self.model_calls,
+                steps=self.tool_calls,
+                duration=time.monotonic() - self.started,
+                protocol=self.protocol,
+            )
+        )
+        self.emit(final)
+
+    def remember(self, final: Terminal) -> None:
+        outcome = _outcome(final)
+        reply = getattr(final, "text", None) or getattr(final, "question", None) or ""
+        history = self.session.history
+        history.append(
+            Turn(
+                language=self.language,
+                user_text=self.text,
+                image_ids=[r.id for r in self.refs],
+                reply=reply if outcome != "error" else "",
+                outcome=outcome,
+            )
+        )
+        del history[: -self.agent.settings.max_history_turns]
+
+
+def _outcome(final: Terminal) -> Any:
+    match final:
+        case AnswerEvent(ended=True):
+            return "ended"
+        case AnswerEvent():
+            return "answered"
+        case AskUserEvent():
+            return "asked"
+        case _:
+            return "error"

@@ -135,6 +135,8 @@ def start_app(model_url: str, temp: Path, idle_minutes: float, log: Path) -> tup
         AGENT_MODEL="test-model",
         AGENT_SESSION_IDLE_MINUTES=f"{idle_minutes:g}",
         AGENT_TURNS_PER_MINUTE="0",
+        # The scripted replies are ReAct text, read by the observation they end on.
+        AGENT_TOOL_PROTOCOL="react",
         GRADIO_SERVER_NAME="127.0.0.1",
         GRADIO_SERVER_PORT=str(port),
         GRADIO_ANALYTICS_ENABLED="False",

@@ -14,6 +14,7 @@ bench/requirements.txt (llama-index is kept out of the app's own venv):
     /work/benchvenv/bin/python bench/overhead.py --tool calculator  # our real calculator tool
     /work/benchvenv/bin/python bench/overhead.py --profile     # where our time goes, by function
     /work/venv/bin/python bench/overhead.py --ours-only        # no llama-index needed
+    /work/venv/bin/python bench/overhead.py --ours-only --trace  # with OpenTelemetry tracing
 
 It prints the median wall and CPU time per turn and per step (a step is one model call) for each
 side, and the ratio llama-index / ours; the target is 20x. CPU time is the steadier figure on a
@@ -41,7 +42,7 @@ if __package__ in (None, ""):
 
 from pydantic import Field
 
-from agent import Agent, Session
+from agent import Agent, Session, telemetry
 from agent.models import ScriptedModel
 from tools.base import StrictArgs, Tool, ToolContext, ToolResult
 
@@ -248,6 +249,21 @@ async def llama_turn(agent: Any) -> TurnResult:
     return TurnResult(tool_steps, str(result).strip())
 
 
+def tracing_provider() -> Any:
+    """An OpenTelemetry SDK provider that batches every span and then drops it: the cost of
+    tracing a turn, without a collector's."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+
+    class Discard(SpanExporter):
+        def export(self, spans: Any) -> SpanExportResult:
+            return SpanExportResult.SUCCESS
+
+    provider = TracerProvider()
+    provider.add_span_processor(BatchSpanProcessor(Discard()))
+    return provider
+
+
 # -- measuring ------------------------------------------------------------------------------------
 
 
@@ -369,7 +385,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         "calculator: our real calculator tool against llama-index's sync add tool",
     )
     parser.add_argument("--profile", action="store_true", help="profile our side with cProfile")
+    parser.add_argument(
+        "--trace",
+        action="store_true",
+        help="trace our turns with OpenTelemetry (an SDK provider that drops the spans)",
+    )
     args = parser.parse_args(argv)
+    if args.trace:
+        telemetry.configure_tracing(tracing_provider())
+        print("tracing: on (OpenTelemetry SDK, batched, spans dropped)")
     if args.profile:
         print(profile_ours(args.turns, args.chunk_size, tool_kind=args.tool))
         return 0

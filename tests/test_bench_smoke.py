@@ -49,3 +49,13 @@ async def test_llama_index_side_runs_the_same_task():
 
     assert [s.name for s in sides] == ["ours", "llama-index"]
     assert "llama-index / ours" in overhead.report(sides, 8)
+
+
+def test_our_side_runs_traced(capsys):
+    from agent import telemetry
+
+    try:
+        assert overhead.main(["--ours-only", "--turns", "2", "--warmup", "0", "--trace"]) == 0
+    finally:
+        telemetry.stop_tracing()
+    assert "tracing: on" in capsys.readouterr().out

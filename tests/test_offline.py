@@ -136,9 +136,11 @@ async def test_a_new_request_replaces_the_pending_task(tools):
     assert events[-1].text.endswith("42") and session.task is None
 
 
-async def test_an_image_question_no_tool_fits_says_what_it_can_do(tools, sign):
+async def test_an_image_question_no_tool_fits_reads_what_is_written(tools, sign):
     events = await collect(agent_for(tools), "Is this a nice place to live?", [sign])
-    assert events[-1].type == "answer" and "cannot look at pictures" in events[-1].text
+    assert [e.tool for e in events if e.type == "tool_call"] == ["read_text", "scan_code"]
+    answer = events[-1].text
+    assert answer.startswith("I can't understand pictures by myself") and "OPEN" in answer
 
 
 def test_tools_warm_up_without_error(tools):

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from agent.models import ChatModel, ModelError, ModelRequest, OpenAIChatModel
 from tests.support.local import free_port
+from tests.support.openai_fixtures import KEY, ask, make_model, serve, stopping
 from tests.support.openai_server import (
     CutOff,
     Fail,
@@ -27,43 +28,10 @@ from tests.support.openai_server import (
     unsupported,
 )
 
-KEY = "sk-test-DO-NOT-LEAK-7f3a9c1e5b"
 STEP = 'Thought: I should add.\nAction: calculator\nAction Input: {"expression": "2+2"}\n'
 AFTER = "Observation: 4\nThought: I invented this observation.\nAnswer: 4"
 
-
-@pytest.fixture(scope="module")
-def stopping():
-    # Servers shut down in the background while later tests run; all are joined at the end.
-    servers: list[OpenAIServer] = []
-    yield servers
-    for server in servers:
-        server.join()
-
-
-@pytest.fixture
-def serve(stopping):
-    servers: list[OpenAIServer] = []
-
-    def start(*args, **kwargs) -> OpenAIServer:
-        server = OpenAIServer(*args, **kwargs).start()
-        servers.append(server)
-        return server
-
-    yield start
-    for server in servers:
-        server.stop(wait=False)
-        stopping.append(server)
-
-
-def make_model(server: OpenAIServer | None = None, **kwargs) -> OpenAIChatModel:
-    base_url = server.base_url if server else kwargs.pop("base_url")
-    options = {"timeout": 5.0, "max_retries": 0, **kwargs}
-    return OpenAIChatModel(model="test-model", base_url=base_url, api_key=KEY, **options)
-
-
-def ask(text: str = "What is 2+2?", **kwargs) -> ModelRequest:
-    return ModelRequest(messages=[{"role": "user", "content": text}], **kwargs)
+__all__ = ["serve", "stopping"]  # fixtures
 
 
 async def pieces(model: OpenAIChatModel, request: ModelRequest | None = None) -> list[str]:
@@ -177,7 +145,7 @@ FAILURES = {
     "unknown model": (unknown_model("test-model"), "not_found", 404, "test-model"),
     "rate limit": (rate_limited(retry_after=7), "rate_limit", 429, "7 seconds"),
     "server error": (server_error(), "server", 500, "internal error"),
-    "no answer": (Hang(seconds=5), "timeout", None, "did not answer within 1 seconds"),
+    "no answer": (Hang(seconds=5), "timeout", None, "did not answer within 1 second;"),
     "stalled stream": (Hang(seconds=5, text="Thought: I"), "timeout", None, "stopped sending"),
     "cut off": (CutOff("Thought: I will look at the ima"), "cut_off", None, "cut off"),
     "dropped": (CutOff(""), "connection", None, "before sending a reply"),

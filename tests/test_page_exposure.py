@@ -49,10 +49,13 @@ def test_only_what_the_page_shows_is_served_from_assets(url):
 
 def test_example_images_still_load(url):
     config = httpx.get(f"{url}config").json()
-    examples = next(
-        c for c in config["components"] if c.get("props", {}).get("elem_id") == "examples"
-    )
-    samples = json.dumps(examples["props"]["samples"])
+    # One example set per language, all inside the element `examples`.
+    sets = [
+        c
+        for c in config["components"]
+        if str(c.get("props", {}).get("elem_id", "")).startswith("examples-")
+    ]
+    samples = json.dumps([c["props"]["samples"] for c in sets])
     links = [part.split('"')[0] for part in samples.split('"url": "')[1:]]
     assert len(links) >= 2
     for link in links:

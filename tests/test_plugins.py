@@ -228,10 +228,10 @@ async def test_post_sends_a_json_body(server):
     assert result.data["body"] == {"city": "Oslo", "unit": "c"}
 
 
-async def test_path_templates_are_quoted(server):
+async def test_path_values_are_quoted_into_one_segment(server):
     tool = make_tool(url=f"{server}/items/{{city}}")
-    result = await tool.run(tool.Args.model_validate({"city": "../../etc/passwd"}), None)
-    assert result.data["path"] == "/items/..%2F..%2Fetc%2Fpasswd"
+    result = await tool.run(tool.Args.model_validate({"city": "Oslo Süd?x=1#top"}), None)
+    assert result.data["path"] == "/items/Oslo%20S%C3%BCd%3Fx%3D1%23top"
     assert "city" not in result.data["query"]
 
 

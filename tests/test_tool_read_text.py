@@ -3,6 +3,7 @@ import shutil
 import subprocess
 import threading
 import time
+from pathlib import Path
 
 import pytest
 import rapidocr_onnxruntime
@@ -13,8 +14,10 @@ from pydantic import ValidationError
 from tools import read_text
 from tools.base import ToolContext, ToolInputError
 from tools.read_text import ReadText, reading_order
+from tools.zoom import Zoom
 
 TOOL = ReadText()
+EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
 
 
 def cjk_font() -> str | None:
@@ -67,7 +70,7 @@ def test_progress_mentions_loading_only_the_first_time(store, monkeypatch):
         def __init__(self, **settings):
             pass
 
-        def __call__(self, image):
+        def __call__(self, image, **settings):
             return [[[[5, 5], [60, 5], [60, 20], [5, 20]], "hi", 0.99]], [0.0]
 
     monkeypatch.setattr(read_text, "_engine", None)
@@ -97,8 +100,7 @@ def test_text_on_a_long_strip_is_read(store, engine):
     ImageDraw.Draw(strip).text((10, 5), "RECEIPT TOTAL 42.50", fill="black",
                                font=ImageFont.load_default(size=48))  # fmt: skip
     lines = run(store, image_id=store.load(png(strip)).id).data["lines"]
-    # The recogniser sometimes drops the spaces of text it sees enlarged; the words are what count.
-    assert [line["text"].replace(" ", "") for line in lines] == ["RECEIPTTOTAL42.50"]
+    assert [line["text"] for line in lines] == ["RECEIPT TOTAL 42.50"]
 
 
 def test_min_confidence_filters(store, engine):
@@ -188,3 +190,71 @@ def test_unknown_or_path_like_ids_are_refused(store, tmp_path):
 def test_extract_and_triggers(text):
     assert TOOL.extract(text, ["img_1", "img_2"], {}) == {"image_id": "img_2"}
     assert any(re.search(p, text, re.IGNORECASE) for p in ReadText.triggers)
+
+
+def test_small_print_zoomed_in_reads_as_words(store, engine):
+    label = store.load(EXAMPLES / "label.png").id
+    zoomed = Zoom().run(
+        Zoom.Args.model_validate({"image_id": label, "region": "bottom-right"}), ToolContext(store)
+    )
+    lines = run(store, image_id=zoomed.images[0].id).data["lines"]
+    texts = [line["text"] for line in lines]
+    assert "BEST BEFORE 2027-03-14" in texts and "STORE IN A DRY PLACE" in texts, texts
+    assert "LOT 4471-B" in texts, texts
+
+
+def drawn(text: str, font_file: str | None, size: int, enlarged: int = 1) -> Image.Image:
+    font = ImageFont.truetype(font_file, size) if font_file else ImageFont.load_default(size=size)
+    width = round(font.getlength(text))
+    image = Image.new("RGB", (width + 4 * size, 5 * size), "white")
+    ImageDraw.Draw(image).text((2 * size, 2 * size), text, fill="#333333", font=font)
+    return image.resize((image.width * enlarged, image.height * enlarged), Image.Resampling.LANCZOS)
+
+
+DEJAVU_BOLD = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+DEJAVU_SERIF = "/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf"
+
+
+@pytest.mark.parametrize(
+    ("text", "font_file", "size", "enlarged"),
+    [
+        ("BEST BEFORE 2027-03-14", None, 14, 3),
+        ("STORE IN A DRY PLACE", None, 36, 1),
+        ("EXIT 42 NORTH", DEJAVU_BOLD, 14, 3),
+        ("EXIT 42 NORTH", DEJAVU_SERIF, 14, 3),
+        ("RECEIPT TOTAL 42.50", DEJAVU_BOLD, 36, 1),
+    ],
+)
+def test_enlarged_text_keeps_its_word_spaces(store, engine, text, font_file, size, enlarged):
+    if font_file and not Path(font_file).is_file():
+        pytest.skip(f"{font_file} is not installed")
+    image = drawn(text, font_file, size, enlarged)
+    lines = run(store, image_id=store.load(png(image)).id).data["lines"]
+    assert [line["text"] for line in lines] == [text]
+
+
+@pytest.mark.parametrize(("size", "enlarged"), [(16, 3), (48, 1)])
+def test_chinese_is_not_split_into_spaced_characters(store, engine, size, enlarged):
+    font_file = cjk_font()
+    if font_file is None:
+        pytest.skip("no font with Chinese glyphs on this machine (fc-list :lang=zh is empty)")
+    image = drawn("欢迎光临 营业时间", font_file, size, enlarged)
+    lines = run(store, image_id=store.load(png(image)).id).data["lines"]
+    text = " ".join(line["text"] for line in lines)
+    assert "欢迎光临" in text and "营业时间" in text, text
+
+
+def test_lines_are_still_read_when_character_boxes_fail(store, monkeypatch):
+    class BoxlessEngine:
+        def __init__(self, **settings):
+            pass
+
+        def __call__(self, image, return_word_box=False, **settings):
+            if return_word_box:
+                raise ValueError("degenerate box")
+            return [[[[5, 5], [60, 5], [60, 20], [5, 20]], "EXIT 42", 0.99]], [0.0]
+
+    monkeypatch.setattr(read_text, "_engine", None)
+    monkeypatch.setattr(rapidocr_onnxruntime, "RapidOCR", BoxlessEngine)
+    source = store.load(png(sign())).id
+    assert run(store, image_id=source).data["lines"][0]["text"] == "EXIT 42"

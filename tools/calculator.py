@@ -119,7 +119,8 @@ FUNCTIONS = {
 
 NAMES = {"pi": math.pi, "e": math.e, "tau": math.tau}
 
-_NUMBER = r"\d+(?:\.\d+)?"
+# No digit before a number: matches tried from inside a run of digits would be quadratic.
+_NUMBER = r"(?<![\d.])\d+(?:\.\d+)?"
 # "15% of 80" -> the share; "80 + 15%" -> raise or lower 80 by 15 percent; "20%" -> 0.2.
 _PERCENT_OF = re.compile(rf"({_NUMBER})\s*%\s*of\s*", re.IGNORECASE)
 _PERCENT_CHANGE = re.compile(rf"({_NUMBER})\s*([+-])\s*({_NUMBER})\s*%(?!\s*[\d(])")
@@ -269,12 +270,12 @@ class CalculatorArgs(StrictArgs):
 _CHINESE = (
     (re.compile(r"百分之\s*(\d+(?:\.\d+)?)"), r"\1%"),
     (re.compile(r"根号\s*(\d+(?:\.\d+)?)"), r"sqrt(\1)"),
-    (re.compile(r"(\d+(?:\.\d+)?)\s*的\s*平方根"), r"sqrt(\1)"),
-    (re.compile(r"(\d+(?:\.\d+)?)\s*的\s*立方根"), r"(\1)**(1/3)"),
-    (re.compile(r"(\d+(?:\.\d+)?)\s*的\s*(\d+(?:\.\d+)?)\s*次方"), r"(\1)**(\2)"),
-    (re.compile(r"(\d+(?:\.\d+)?)\s*的\s*平方"), r"(\1)**2"),
-    (re.compile(r"(\d+(?:\.\d+)?)\s*的\s*立方"), r"(\1)**3"),
-    (re.compile(r"(\d+(?:\.\d+)?)\s*的\s*阶乘"), r"factorial(\1)"),
+    (re.compile(rf"({_NUMBER})\s*的\s*平方根"), r"sqrt(\1)"),
+    (re.compile(rf"({_NUMBER})\s*的\s*立方根"), r"(\1)**(1/3)"),
+    (re.compile(rf"({_NUMBER})\s*的\s*(\d+(?:\.\d+)?)\s*次方"), r"(\1)**(\2)"),
+    (re.compile(rf"({_NUMBER})\s*的\s*平方"), r"(\1)**2"),
+    (re.compile(rf"({_NUMBER})\s*的\s*立方"), r"(\1)**3"),
+    (re.compile(rf"({_NUMBER})\s*的\s*阶乘"), r"factorial(\1)"),
     (re.compile(r"乘以|乘"), "*"),
     (re.compile(r"除以"), "/"),
     (re.compile(r"加上|加"), "+"),
@@ -282,8 +283,8 @@ _CHINESE = (
 )
 _ENGLISH = (
     (re.compile(r"square root of\s*(\d+(?:\.\d+)?)", re.I), r"sqrt(\1)"),
-    (re.compile(r"(\d+(?:\.\d+)?)\s*squared\b", re.I), r"(\1)**2"),
-    (re.compile(r"(\d+(?:\.\d+)?)\s*cubed\b", re.I), r"(\1)**3"),
+    (re.compile(rf"({_NUMBER})\s*squared\b", re.I), r"(\1)**2"),
+    (re.compile(rf"({_NUMBER})\s*cubed\b", re.I), r"(\1)**3"),
     (re.compile(r"\btimes\b|\bmultiplied by\b", re.I), "*"),
     (re.compile(r"\bdivided by\b", re.I), "/"),
     (re.compile(r"\bplus\b", re.I), "+"),
@@ -305,7 +306,7 @@ def find_expression(text: str) -> str | None:
     best = ""
     for match in _EXPRESSION_RUN.finditer(text):
         candidate = match.group(0).strip()
-        candidate = re.sub(r"^(?:of\b|[*/%)])+|(?:\bof|[-+*/(])+$", "", candidate).strip()
+        candidate = re.sub(r"^(?:of\b|[*/%)])+|(?:\bof|[-+*/(.,])+$", "", candidate).strip()
         while candidate.endswith(")") and candidate.count(")") > candidate.count("("):
             candidate = candidate[:-1].rstrip()
         has_value = re.search(r"\d|\b(?:pi|e|tau)\b", candidate)

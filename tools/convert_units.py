@@ -15,7 +15,8 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult
+from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult, language_of
+from tools.phrases import fill_slot, normalise, reply_value, split_pair
 from tools.unit_names import ALIASES
 
 MAX_UNIT_CHARS = 40
@@ -117,6 +118,28 @@ def format_number(value: float) -> str:
     return f"{value:.10g}"
 
 
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+@functools.cache
+def _chinese_names() -> dict[str, str]:
+    """pint's name of a unit -> the Chinese name people write, the first one the alias table
+    gives for it (公里 rather than 千米)."""
+    names: dict[str, str] = {}
+    for alias in ALIASES:
+        if _CJK.search(alias) and _is_unit(alias):
+            names.setdefault(str(resolve_unit(alias)), alias)
+    return names
+
+
+def unit_name(unit: Any, language: str) -> str:
+    """How a unit is written in a result: its Chinese name in Chinese when it has one, else
+    its symbol (km, mi, °C)."""
+    if language == "zh" and str(unit) in _chinese_names():
+        return _chinese_names()[str(unit)]
+    return f"{unit:~P}"
+
+
 class ConvertArgs(StrictArgs):
     value: float = Field(
         description="The number to convert, e.g. 5.",
@@ -204,6 +227,27 @@ def _is_unit(text: str) -> bool:
     return True
 
 
+def _spelled_unit(text: str) -> str | None:
+    """`text` as a unit spelling that resolves; shouting ("KM", "MILES") is read in lower case."""
+    return next((s for s in (text, text.lower()) if s and _is_unit(s)), None)
+
+
+def _units_in_reply(text: str, known: dict[str, Any]) -> dict[str, Any]:
+    """Units in a reply to "which unit?": "to kilometers", "from miles", "miles to km", "用公里"."""
+    reply = reply_value(text)
+    pair = split_pair(reply.value)
+    if pair and all(map(_spelled_unit, pair)):
+        return {"from_unit": _spelled_unit(pair[0]), "to_unit": _spelled_unit(pair[1])}
+    unit = _spelled_unit(reply.value)
+    return fill_slot(reply, unit, ("from_unit", "to_unit"), known) if unit else {}
+
+
+_COMMON_UNITS = (
+    r"(?:km|kilomet(?:er|re)s?|miles?|kg|pounds?|lbs?|feet|foot|meters?|metres?|inch(?:es)?"
+    r"|liters?|litres?|gallons?|ounces?|grams?|celsius|fahrenheit)\b"
+)
+
+
 class ConvertUnits(Tool):
     name = "convert_units"
     quick = True
@@ -214,12 +258,12 @@ class ConvertUnits(Tool):
     Args = ConvertArgs
     triggers = (
         r"\bconvert\s+-?\d",
-        r"\bconvert\b.*\d.*\b(?:to|into|in)\b",
+        r"\bconvert\b\D*\d.*\b(?:to|into|in)\b",  # \D*, not .*: linear in the text
         r"\bhow many\s+\w+(?:\s+\w+)?\s+(?:is|are|in)\s+(?:a|an|one|-?\d)",
         r"\d\s*(?:°\s*[cf]\b|℃|℉|degrees?\s+(?:celsius|fahrenheit))",
         r"\b(?:celsius|fahrenheit)\b",
-        r"\d\s*[a-z°]{1,12}\s+(?:in|to)\s+(?:km|miles?|kg|pounds?|lbs?|feet|meters?|metres?"
-        r"|inch(?:es)?|liters?|litres?|gallons?|ounces?|grams?|celsius|fahrenheit)\b",
+        r"\d\s*[a-z°]{1,12}\s+(?:in|to)\s+" + _COMMON_UNITS,
+        r"\bconvert\s+(?:from\s+)?" + _COMMON_UNITS + r".*\b(?:to|into|in)\b",
         r"换算",
         _CHINESE_QUESTION,
         r"(?:摄氏|华氏)",
@@ -230,6 +274,7 @@ class ConvertUnits(Tool):
         registry()
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
+        text = normalise(text)
         found: dict[str, Any] = {}
         number = _NUMBER.search(text)
         if number:
@@ -249,15 +294,7 @@ class ConvertUnits(Tool):
             to_unit = read_unit(text[how_many.end() :])
             if to_unit:
                 found["to_unit"] = to_unit[0]
-        if not found:
-            # A bare answer to "which unit?": fill the first unit still missing.
-            bare = text.strip().strip("?.!。？！").strip()
-            if bare and _is_unit(bare):
-                for slot in ("from_unit", "to_unit"):
-                    if slot not in known:
-                        found[slot] = bare
-                        break
-        return found
+        return found or _units_in_reply(text, known)
 
     def run(self, args: ConvertArgs, ctx: ToolContext) -> ToolResult:
         units = registry()
@@ -279,7 +316,11 @@ class ConvertUnits(Tool):
             raise ToolInputError(
                 "The converted value is too large to represent; use a smaller value."
             )
-        text = f"{format_number(args.value)} {source:~P} = {format_number(magnitude)} {target:~P}"
+        language = language_of(ctx)
+        text = (
+            f"{format_number(args.value)} {unit_name(source, language)} = "
+            f"{format_number(magnitude)} {unit_name(target, language)}"
+        )
         return ToolResult(
             text=text,
             data={

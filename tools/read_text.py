@@ -8,10 +8,20 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from PIL import Image, ImageOps
 from pydantic import Field, field_validator
 
-from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult, image_id_from
+from tools.base import (
+    StrictArgs,
+    Tool,
+    ToolContext,
+    ToolInputError,
+    ToolResult,
+    image_id_from,
+    language_of,
+)
+from tools.ocr_words import Gaps, is_cjk, tidy_line
 
 log = logging.getLogger(__name__)
 
@@ -119,13 +129,9 @@ def _engine_input(image: Image.Image) -> Image.Image:
     return image
 
 
-def _is_cjk(ch: str) -> bool:
-    return "\u2e80" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" or "\uff00" <= ch <= "\uffef"
-
-
 def _join(left: str, right: str) -> str:
     # Chinese has no spaces between words; Latin script does.
-    if left and right and _is_cjk(left[-1]) and _is_cjk(right[0]):
+    if left and right and is_cjk(left[-1]) and is_cjk(right[0]):
         return left + right
     return f"{left} {right}"
 
@@ -175,11 +181,25 @@ def reading_order(pieces: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def recognise(image: Image.Image, min_confidence: float = 0.5) -> list[dict[str, Any]]:
     """The text lines of `image` in reading order, with confidence and box in its pixels."""
     engine = get_engine()
+    prepared = _engine_input(image)
     with _call_lock:
-        found, _ = engine(_engine_input(image))
+        try:
+            # Giving any setting resets the others to the engine's defaults, so all are given.
+            found, _ = engine(
+                prepared,
+                return_word_box=True,
+                text_score=ENGINE_MIN_SCORE,
+                box_thresh=0.5,
+                unclip_ratio=1.6,
+            )
+        except Exception:
+            # The character boxes are an extra; the lines as read are still worth having.
+            log.warning("OCR with character boxes failed; reading without", exc_info=True)
+            found, _ = engine(prepared, text_score=ENGINE_MIN_SCORE)
+    gray = np.asarray(prepared.convert("L"))
     pieces = []
-    for polygon, text, score in found or []:
-        text = str(text).strip()
+    for polygon, text, score, *detail in found or []:
+        text = _words(gray, polygon, str(text), detail).strip()
         if not text or float(score) < min_confidence:
             continue
         xs = [round(float(x)) for x, _ in polygon]
@@ -192,6 +212,27 @@ def recognise(image: Image.Image, min_confidence: float = 0.5) -> list[dict[str,
         ]
         pieces.append({"text": text, "confidence": round(float(score), 3), "box": box})
     return reading_order(pieces)
+
+
+def _words(gray: np.ndarray, polygon: Any, text: str, detail: list[Any]) -> str:
+    """`text` with the word spaces the recogniser dropped put back, read from the line's crop
+    and the engine's character boxes; `text` itself when either is missing or doubtful."""
+    if len(detail) != 3:
+        return text
+    boxes, chars, confidences = detail
+    if not chars or len(boxes) != len(chars) or len(confidences) != len(chars):
+        return text
+    if "".join(chars) != text:
+        return text
+    xs = [float(x) for x, _ in polygon]
+    ys = [float(y) for _, y in polygon]
+    x0, y0, x1, y1 = max(0, round(min(xs))), max(0, round(min(ys))), round(max(xs)), round(max(ys))
+    # A slanted line's crop would mix it with its neighbours; leave its text as read.
+    if abs(ys[1] - ys[0]) > 0.25 * (y1 - y0) or x1 - x0 < 4 or y1 - y0 < 4:
+        return text
+    gaps = Gaps(gray[y0:y1, x0:x1], offset=x0)
+    centres = [sum(float(x) for x, _ in box) / len(box) for box in boxes]
+    return tidy_line(chars, [float(c) for c in confidences], centres, gaps)
 
 
 class ReadText(Tool):
@@ -209,6 +250,7 @@ class ReadText(Tool):
         r"\bOCR\b",
         r"\bread (?:the |this |out |all )?(?:text|words?|sign|label|writing|it|what)",
         r"\btranscribe",
+        r"\bread (?:out |me )?(?:the|this|that|my|it)\b",
         r"\b(?:extract|copy|get|pull) (?:out )?(?:the |all )?(?:the )?(?:text|words|writing)",
         r"\btext\b",
         r"\bwritten\b",
@@ -231,32 +273,54 @@ class ReadText(Tool):
 
     def run(self, args: ReadTextArgs, ctx: ToolContext) -> ToolResult:
         image = ctx.open_image(args.image_id)
+        w = _SAID[language_of(ctx)]
         if not engine_loaded():
-            ctx.progress("loading OCR engine…")
+            ctx.progress(w["loading"])
             get_engine()
-        ctx.progress("reading text…")
+        ctx.progress(w["reading"])
         lines = recognise(image, args.min_confidence)
         data = {"image_id": args.image_id, "lines": lines}
         if not lines:
             bar = args.min_confidence > ENGINE_MIN_SCORE
-            threshold = f" with confidence of at least {args.min_confidence:g}" if bar else ""
-            return ToolResult(
-                text=(
-                    f"No text was found in the image{threshold}. If there is small print, "
-                    "zoom into it and read the zoomed image."
-                ),
-                data=data,
-            )
+            threshold = w["threshold"].format(args.min_confidence) if bar else ""
+            return ToolResult(text=w["none"].format(threshold=threshold), data=data)
         shown, length = [], 0
         for line in lines:
             entry = line["text"] + (" (?)" if line["confidence"] < DOUBTFUL else "")
             if length + len(entry) > MAX_TEXT_CHARS:
-                shown.append(f"… and {len(lines) - len(shown)} more lines")
+                shown.append(w["more"].format(len(lines) - len(shown)))
                 break
             shown.append(entry)
             length += len(entry) + 1
-        noun = "line" if len(lines) == 1 else "lines"
+        count = w["line" if len(lines) == 1 else "lines"].format(len(lines))
         doubtful = any(line["confidence"] < DOUBTFUL for line in lines)
-        note = "; (?) marks a doubtful reading" if doubtful else ""
-        head = f"Text found ({len(lines)} {noun}, top to bottom{note}):\n"
-        return ToolResult(text=head + "\n".join(shown), data=data)
+        head = w["head"].format(count=count, note=w["doubtful"] if doubtful else "")
+        return ToolResult(text=head + "\n" + "\n".join(shown), data=data)
+
+
+# The result's words per language. A doubtful line ends in "(?)" in both: a mark, not a word.
+_SAID = {
+    "en": {
+        "loading": "loading OCR engine…",
+        "reading": "reading text…",
+        "threshold": " with confidence of at least {:g}",
+        "none": "No text was found in the image{threshold}. If there is small print, zoom into "
+        "it and read the zoomed image.",
+        "more": "… and {} more lines",
+        "line": "{} line",
+        "lines": "{} lines",
+        "doubtful": "; (?) marks a doubtful reading",
+        "head": "Text found ({count}, top to bottom{note}):",
+    },
+    "zh": {
+        "loading": "正在加载 OCR 引擎…",
+        "reading": "正在识别文字…",
+        "threshold": "（置信度不低于 {:g}）",
+        "none": "图片中没有找到文字{threshold}。如果有小字，请先放大，再识别放大后的图片。",
+        "more": "……还有 {} 行",
+        "line": "{} 行",
+        "lines": "{} 行",
+        "doubtful": "；(?) 表示识别得没有把握",
+        "head": "识别到的文字（{count}，从上到下{note}）：",
+    },
+}

@@ -15,7 +15,8 @@ from zoneinfo import ZoneInfo, available_timezones
 
 from pydantic import Field
 
-from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult
+from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult, language_of
+from tools.phrases import normalise, reply_value
 
 
 def now() -> datetime:
@@ -206,13 +207,14 @@ class WorldClock(Tool):
     )
     Args = WorldClockArgs
     triggers = (
-        r"\bwhat time\b",
+        # Not "what time does it close?": that asks about opening hours, not the clock.
+        r"\bwhat time\b(?!\s+(?:does|do|did|will|would|should|can|are)\b)",
         r"\bwhat(?:'s| is) the time\b",
         r"\btime (?:is it )?(?:now )?in\b",
         r"\bcurrent time\b",
         r"\blocal time\b",
         r"\btime ?zone\b",
-        r"几点",
+        r"几点(?!.{0,4}(?:关门|开门|开始|结束|营业|闭馆|关闭|开放|出发|到达|起飞|下班|上班|发车))",
         r"现在.{0,6}时间",
         r"当地时间",
         r"时区",
@@ -223,6 +225,7 @@ class WorldClock(Tool):
         self._clock = clock
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
+        text = normalise(text)
         for name in _CHINESE_NAMES:
             if name in text:
                 return {"place": name}
@@ -235,7 +238,8 @@ class WorldClock(Tool):
         for match in _IN_PLACE.finditer(text):
             if match.group(1).lower() in _zones_by_city():
                 return {"place": match.group(1)}
-        bare = text.strip().strip("?.!。？！").strip()
+        # A reply such as "in reykjavik please" or "I meant Lima": the place inside the phrase.
+        bare = reply_value(text).value
         if bare and len(bare) <= 40:
             try:
                 resolve_place(bare)
@@ -259,8 +263,7 @@ class WorldClock(Tool):
             if abbreviation[:1] in ("", "+", "-") or abbreviation == "UTC"
             else (f"{offset}, {abbreviation}")
         )
-        where = args.place if args.place == zone_name else f"{args.place} ({zone_name})"
-        text = f"In {where} it is {local:%H:%M} on {local:%A, %Y-%m-%d} ({label})."
+        text = _sentence(language_of(ctx), args.place, zone_name, local, label)
         return ToolResult(
             text=text,
             data={
@@ -271,3 +274,18 @@ class WorldClock(Tool):
                 "abbreviation": local.tzname(),
             },
         )
+
+
+_WEEKDAYS_ZH = ("星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日")
+
+
+def _sentence(language: str, place: str, zone: str, local: datetime, label: str) -> str:
+    """The time as the person reads it; the zone and the offset stay as written everywhere."""
+    if language == "zh":
+        # A name in Latin letters keeps a space before the Chinese that follows it.
+        where = f"{place} " if place == zone else f"{place}（{zone}）"
+        day = _WEEKDAYS_ZH[local.weekday()]
+        label = label.replace(", ", "，")
+        return f"{where}现在是 {local:%H:%M}，{day}，{local:%Y-%m-%d}（{label}）。"
+    where = place if place == zone else f"{place} ({zone})"
+    return f"In {where} it is {local:%H:%M} on {local:%A, %Y-%m-%d} ({label})."

@@ -1,6 +1,6 @@
 """Models behind one interface: `ChatModel.stream(request)` yields text."""
 
-from .base import ChatModel, ModelError, ModelRequest
+from .base import ChatModel, ModelError, ModelRequest, ToolCallPart
 from .scripted import ScriptedModel
 
 __all__ = [
@@ -10,6 +10,7 @@ __all__ = [
     "OfflineModel",
     "OpenAIChatModel",
     "ScriptedModel",
+    "ToolCallPart",
 ]
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -19,6 +19,15 @@ class ModelError(Exception):
         self.kind = kind
 
 
+class ToolCallPart(BaseModel):
+    """A whole tool call from a model that calls tools natively. A model's stream yields text
+    (`str`) and, once each call's pieces are assembled, one of these."""
+
+    id: str
+    name: str
+    arguments: str = "{}"  # JSON text, as the endpoint sent it (possibly broken)
+
+
 class StepHint(BaseModel):
     """A finished step of this turn as data: what the offline model reads instead of prose."""
 
@@ -29,11 +38,23 @@ class StepHint(BaseModel):
     image_ids: list[str] = Field(default_factory=list)
 
 
+class CallReport(BaseModel):
+    """What the service said about one call besides its text, filled in by the model as the
+    reply streams; a field stays None where the service does not say."""
+
+    finish_reason: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+
 class ModelRequest(BaseModel):
     """Everything a model is given for one call.
 
-    `messages` are OpenAI chat messages. The remaining fields are hints that a hosted model
-    ignores (it reads the prompt) and the offline model uses in place of understanding language.
+    `messages` are OpenAI chat messages. `max_tokens` caps the reply; None leaves it to the
+    model's own default. `on_retry`, when given, is called with one sentence each time a hosted
+    model tries the call again (after a dropped connection, a 429 or a 5xx), so the trace can
+    show it; it is never serialised. The remaining fields are hints that a hosted model ignores
+    (it reads the prompt) and the offline model uses in place of understanding language.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -43,6 +64,11 @@ class ModelRequest(BaseModel):
     temperature: float = 0.0
     max_tokens: int | None = None
     purpose: Literal["step", "final"] = "step"
+    # Ask the service to count the call's tokens (traced turns only: some servers refuse it).
+    want_usage: bool = False
+    # Per request, not per model: one model serves many turns at once.
+    report: CallReport = Field(default_factory=CallReport)
+    on_retry: Callable[[str], None] | None = Field(default=None, exclude=True, repr=False)
     # Hints for the offline model.
     question: str = ""
     tools: Sequence[Any] = ()
@@ -56,15 +82,23 @@ class ModelRequest(BaseModel):
     known: dict[str, Any] = Field(default_factory=dict)
     language: str = "en"
     style: str = "react"
+    # Native tool calling: the endpoint's `tools` parameter (OpenAI function specs). None means
+    # the ReAct text protocol, where the tools are described in the prompt.
+    tool_specs: list[dict[str, Any]] | None = None
 
 
 @runtime_checkable
 class ChatModel(Protocol):
-    """A model the agent can drive. `name` is shown to the person; `offline` labels the demo."""
+    """A model the agent can drive. `name` is shown to the person; `offline` labels the demo.
+    A model may also have a `provider` ("openai"), the service family traces name."""
 
     name: str
     offline: bool
+    # Whether the model can take the endpoint's `tools` parameter (native tool calling); a model
+    # without the attribute speaks only the ReAct text.
+    native_tools: bool
 
-    def stream(self, request: ModelRequest) -> AsyncIterator[str]:
-        """Yield the reply in pieces; raise `ModelError` on failure. Closing it stops it."""
+    def stream(self, request: ModelRequest) -> AsyncIterator[str | ToolCallPart]:
+        """Yield the reply in pieces (text, and whole tool calls when `request.tool_specs` is
+        set); raise `ModelError` on failure. Closing it stops it."""
         ...

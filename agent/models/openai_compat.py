@@ -2,7 +2,8 @@
 
 Text streams as it arrives and stops at a line that starts with a stop string (`Observation:`),
 whether or not the server honours `stop`. Every failure becomes a `ModelError` whose message is a
-sentence of our own: the service's error text may echo the request, and so the key.
+sentence of our own (`openai_errors`): the service's error text may echo the request, and so the
+key.
 """
 
 from __future__ import annotations
@@ -12,26 +13,65 @@ import logging
 import re
 from collections.abc import AsyncIterator
 from typing import Any
-from urllib.parse import urlsplit
 
 import openai
 from pydantic import SecretStr
 
-from .base import ModelError, ModelRequest
+from .base import ModelError, ModelRequest, ToolCallPart
+from .openai_errors import (
+    mentions_tools,
+    refused_param,
+    retry_reason,
+    retry_wait,
+    safe_url,
+    seconds,
+    status_error,
+)
+from .tool_calls import CallAssembler
 
 log = logging.getLogger(__name__)
 
 # Parameters some models refuse (o-series: `stop`, `temperature`, `max_tokens`); dropped on a 400.
-_DROPPABLE = ("stop", "temperature", "max_tokens")
-_UNSUPPORTED_WORDS = ("unsupported", "not supported", "does not support")
+# A refused `max_tokens` is sent as `max_completion_tokens`, and only a refusal of that too
+# leaves the reply without a limit on the server's side.
+_DROPPABLE = ("stop", "temperature", "max_tokens", "max_completion_tokens", "stream_options")
+_TOKEN_PARAMS = ("max_tokens", "max_completion_tokens")
+# A token is about four characters of English, fewer of Chinese: twice that is well past what a
+# server honouring the limit sends, and still bounds one that ignores it.
+CHARS_PER_TOKEN = 8
 # Servers without a key (vLLM, Ollama, llama.cpp) still need *some* key for the client.
 _NO_KEY = "no-key"
+# Closing tasks scheduled by `close()`, held so they are not collected before they finish.
+_closing: set[Any] = set()
 
 
 class OpenAIChatModel:
-    """Streams chat completions from an OpenAI-compatible server with `openai.AsyncOpenAI`."""
+    """Streams chat completions from an OpenAI-compatible server with `openai.AsyncOpenAI`.
+
+    Bounds, so that no call runs on without end:
+
+    - `timeout` is the whole budget for getting a reply started, retries and their waits
+      included; once the reply streams, it is how long the server may go silent between pieces.
+      Each timeout sentence names the time actually waited.
+    - `max_retries` more attempts are made, within that budget, after a dropped connection, a
+      408, a 429 or a 5xx (waiting as `Retry-After` asks, else 0.5 s, 1 s, 2 s, ...). Each
+      retry is logged and, when the request has `on_retry`, announced to it in one sentence
+      ("The model service answered HTTP 503; trying again in 0.5 seconds (attempt 2 of 2).").
+      The openai client's own hidden retries are off.
+    - `max_tokens` (a request's own `max_tokens` wins) is sent to the server, and the stream is
+      also cut here once reply and reasoning pass `CHARS_PER_TOKEN` characters per token: a
+      server that ignores the limit then ends in `ModelError(kind="cut_off")` rather than
+      streaming forever. Ending with an error, not a shortened reply, because text that ran so
+      far past its limit is a model stuck in a loop, not an answer worth parsing.
+
+    Every stream is closed on every path: its end, a stop string, an error, `aclose()` of the
+    iterator, cancellation. The HTTP client lives as long as the model (one per event loop);
+    `aclose()` closes it from async code, `close()` from anywhere.
+    """
 
     offline = False
+    native_tools = True
+    provider = "openai"
 
     def __init__(
         self,
@@ -41,11 +81,13 @@ class OpenAIChatModel:
         timeout: float = 60.0,
         max_retries: int = 1,
         extra_headers: dict[str, str] | None = None,
+        max_tokens: int = 2048,
     ) -> None:
         self.name = model
         self.base_url = base_url
         self.timeout = timeout
-        self.max_retries = max_retries
+        self.max_retries = max(0, max_retries)
+        self.max_tokens = max_tokens
         self._api_key = SecretStr(api_key or "")
         self._extra_headers = dict(extra_headers or {})
         self._client: openai.AsyncOpenAI | None = None
@@ -54,13 +96,14 @@ class OpenAIChatModel:
         self._refused: set[str] = set()
 
     def __repr__(self) -> str:
-        return f"OpenAIChatModel(model={self.name!r}, base_url={_safe_url(self.base_url)!r})"
+        return f"OpenAIChatModel(model={self.name!r}, base_url={safe_url(self.base_url)!r})"
 
     def _get_client(self) -> openai.AsyncOpenAI:
         loop = asyncio.get_running_loop()
         if self._client_loop is not loop:
             # Pooled connections belong to the loop that opened them; a new loop (another
-            # asyncio.run) needs its own client.
+            # asyncio.run) needs its own client. The old one is dropped, not closed: its loop
+            # may still be streaming with it in another thread.
             self._client = None
         if self._client is None:
             self._client_loop = loop
@@ -68,29 +111,63 @@ class OpenAIChatModel:
                 api_key=self._api_key.get_secret_value() or _NO_KEY,
                 base_url=self.base_url,
                 timeout=self.timeout,
-                max_retries=self.max_retries,
+                # Retries are ours, inside the time budget; the client's would double it.
+                max_retries=0,
                 default_headers=self._extra_headers or None,
             )
         return self._client
 
     async def aclose(self) -> None:
-        """Close the HTTP client; the next call opens a new one."""
-        client, self._client = self._client, None
-        if client is not None and self._client_loop is asyncio.get_running_loop():
+        """Close the HTTP client and its pooled connections; the next call opens a new one."""
+        client, loop = self._client, self._client_loop
+        if client is not None and loop is asyncio.get_running_loop():
+            self._client = self._client_loop = None
             await client.close()
+        else:
+            self.close()
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[str]:
-        stops = [s for s in request.stop if s]
+    def close(self) -> None:
+        """Close the HTTP client from any thread, inside a running loop or not, without blocking.
+
+        The closing runs on the loop that owns the client: as a task when that loop is this
+        thread's, handed over when it runs in another thread (a page session ending), and not
+        at all once that loop has ended, when the sockets go with the client object. A call in
+        flight on this model then fails with a `ModelError`.
+        """
+        client, loop = self._client, self._client_loop
+        self._client = self._client_loop = None
+        if client is None or loop is None or loop.is_closed():
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            future: Any = loop.create_task(client.close())
+        elif loop.is_running():
+            future = asyncio.run_coroutine_threadsafe(client.close(), loop)
+        else:
+            return
+        _closing.add(future)
+        future.add_done_callback(_closing.discard)
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[str | ToolCallPart]:
+        # With native tool calling the reply ends with calls, not with an Observation line.
+        stops = [s for s in request.stop if s] if request.tool_specs is None else []
         pattern = _stop_pattern(stops)
+        limit = request.max_tokens if request.max_tokens is not None else self.max_tokens
         # OpenAI takes at most four stop strings; the rest are honoured here only.
-        stream = await self._open(request, stops[:4])
+        stream = await self._open(request, stops[:4], limit)
         received = ""  # all content so far
         sent = 0  # how much of it has been yielded
+        size = 0  # characters of content and reasoning, measured against the limit
         finish: str | None = None
         reasoning = False
+        calls = CallAssembler()
         try:
             async with stream:
                 async for chunk in stream:
+                    _note_report(request, chunk)
                     if not chunk.choices:
                         continue  # a usage-only chunk
                     choice = chunk.choices[0]
@@ -98,7 +175,15 @@ class OpenAIChatModel:
                     delta = choice.delta
                     if delta is None:
                         continue
-                    reasoning = reasoning or bool(getattr(delta, "reasoning_content", None))
+                    thought = _reasoning_text(delta)
+                    reasoning = reasoning or bool(thought)
+                    size += len(thought) + len(delta.content or "") + calls.feed(delta)
+                    if size > limit * CHARS_PER_TOKEN:
+                        raise self._fail(
+                            f"The model's reply ran past its limit of {limit:,} tokens without "
+                            "ending, so it was cut off; try again, or ask for a shorter answer.",
+                            "cut_off",
+                        )
                     if not delta.content:
                         continue
                     received += delta.content
@@ -114,7 +199,7 @@ class OpenAIChatModel:
                         sent = safe
         except openai.APITimeoutError as exc:
             raise self._fail(
-                f"The model service stopped sending the reply for {self.timeout:g} seconds; "
+                f"The model service stopped sending the reply for {seconds(self.timeout)}; "
                 "try again or raise the timeout.",
                 "timeout",
             ) from exc
@@ -142,7 +227,9 @@ class OpenAIChatModel:
             ) from exc
         if sent < len(received):
             yield received[sent:]
-        if not received:
+        for call in calls.parts():
+            yield call
+        if not received and not calls:
             if reasoning and finish == "length":
                 raise self._fail(
                     f"Model {self.name!r} used its whole token budget thinking and gave no reply; "
@@ -154,117 +241,101 @@ class OpenAIChatModel:
                 "empty",
             )
 
-    async def _open(self, request: ModelRequest, stops: list[str]) -> Any:
-        """Start the streamed call, dropping once each parameter the model says it refuses."""
+    async def _open(self, request: ModelRequest, stops: list[str], limit: int) -> Any:
+        """Start the streamed call within the time budget: drop once each parameter the model
+        says it refuses, and try again after failures that may pass."""
         client = self._get_client()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout
+        attempts = self.max_retries + 1
+        attempt = 1
         while True:
-            params: dict[str, Any] = {
-                "model": self.name,
-                "messages": request.messages,
-                "stream": True,
-            }
-            if stops and "stop" not in self._refused:
-                params["stop"] = stops
-            if "temperature" not in self._refused:
-                params["temperature"] = request.temperature
-            if request.max_tokens is not None:
-                key = "max_completion_tokens" if "max_tokens" in self._refused else "max_tokens"
-                params[key] = request.max_tokens
+            params = self._params(request, stops, limit)
             try:
-                return await client.chat.completions.create(**params)
-            except openai.BadRequestError as exc:
-                refused = _refused_param(exc, [p for p in _DROPPABLE if p in params])
-                if refused is None:
-                    raise self._status_error(exc) from exc
-                log.info("Model %r refuses %r; retrying without it.", self.name, refused)
-                self._refused.add(refused)
-            except openai.APIStatusError as exc:
-                raise self._status_error(exc) from exc
-            except openai.APITimeoutError as exc:
+                async with asyncio.timeout_at(deadline):
+                    return await client.chat.completions.create(**params)
+            except (TimeoutError, openai.APITimeoutError) as exc:
                 raise self._fail(
-                    f"The model service at {_safe_url(self.base_url)} did not answer within "
-                    f"{self.timeout:g} seconds; try again or raise the timeout.",
+                    f"The model service at {safe_url(self.base_url)} did not answer within "
+                    f"{seconds(self.timeout)}; try again or raise the timeout.",
                     "timeout",
                 ) from exc
-            except openai.APIConnectionError as exc:
-                raise self._fail(
-                    f"Could not connect to the model service at {_safe_url(self.base_url)}; "
-                    "check that it is running and that the base URL is right.",
-                    "connection",
-                ) from exc
+            except openai.BadRequestError as exc:
+                if request.tool_specs is not None and mentions_tools(exc):
+                    raise self._fail(
+                        f"Model {self.name!r} does not take tools natively here; use the ReAct "
+                        "text protocol (tool protocol react or auto).",
+                        "tools_unsupported",
+                        exc.status_code,
+                    ) from exc
+                refused = refused_param(exc, [p for p in _DROPPABLE if p in params])
+                if refused is None:
+                    raise self._logged(status_error(exc, self.name)) from exc
+                log.info("Model %r refuses %r; retrying without it.", self.name, refused)
+                self._refused.add(refused)
+            except (openai.APIStatusError, openai.APIConnectionError) as exc:
+                wait = retry_wait(exc, attempt - 1)
+                # A retry must leave the new attempt at least as long as the wait before it.
+                if attempt >= attempts or wait is None or wait > (deadline - loop.time()) / 2:
+                    raise self._logged(self._open_error(exc)) from exc
+                attempt += 1
+                notice = (
+                    f"{retry_reason(exc)}; trying again in {seconds(wait)} "
+                    f"(attempt {attempt} of {attempts})."
+                )
+                log.info("Model %r: %s", self.name, notice)
+                if request.on_retry is not None:
+                    request.on_retry(notice)
+                await asyncio.sleep(wait)
             except openai.OpenAIError as exc:
                 raise self._fail(
                     "The model client could not start the call; check the model settings.",
                     "model",
                 ) from exc
 
-    def _status_error(self, exc: openai.APIStatusError) -> ModelError:
-        code = exc.status_code
-        model = self.name
-        if code == 401:
-            return self._fail(
-                "The model service rejected the API key (401); check that the key is right "
-                "and has not expired.",
-                "auth",
-                code,
-            )
-        if code == 403:
-            return self._fail(
-                f"The API key is not allowed to use model {model!r} (403); check the key's "
-                "permissions.",
-                "auth",
-                code,
-            )
-        if code == 404:
-            return self._fail(
-                f"The model service does not know model {model!r} (404); check the model name "
-                "and the base URL.",
-                "not_found",
-                code,
-            )
-        if code == 429:
-            if _error_code(exc) == "insufficient_quota":
-                return self._fail(
-                    "The account behind the API key has run out of quota (429); check its billing.",
-                    "rate_limit",
-                    code,
-                )
-            wait = _retry_after(exc)
-            when = f"try again in {wait:g} seconds" if wait else "wait a moment and try again"
-            return self._fail(
-                f"The model service is limiting the rate of requests (429); {when}.",
-                "rate_limit",
-                code,
-            )
-        if code >= 500:
-            return self._fail(
-                f"The model service had an internal error ({code}); try again in a moment.",
-                "server",
-                code,
-            )
-        if code in (400, 413, 422) and _mentions(exc, ("context", "too long", "too large")):
-            return self._fail(
-                f"The conversation is too long for model {model!r} ({code}); start a new "
-                "conversation or send fewer images.",
-                "bad_request",
-                code,
-            )
-        if code in (400, 422):
-            return self._fail(
-                f"Model {model!r} refused the request ({code}); it may not accept images or "
-                "one of the settings.",
-                "bad_request",
-                code,
-            )
-        return self._fail(
-            f"The model service answered with HTTP {code}; check the base URL and try again.",
-            "http",
-            code,
+    def _params(self, request: ModelRequest, stops: list[str], limit: int) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "model": self.name,
+            "messages": request.messages,
+            "stream": True,
+        }
+        if stops and "stop" not in self._refused:
+            params["stop"] = stops
+        if request.want_usage and "stream_options" not in self._refused:
+            params["stream_options"] = {"include_usage": True}
+        if "temperature" not in self._refused:
+            params["temperature"] = request.temperature
+        key = next((k for k in _TOKEN_PARAMS if k not in self._refused), None)
+        if key is not None:
+            params[key] = limit
+        if request.tool_specs is not None:
+            params["tools"] = request.tool_specs
+        return params
+
+    def _open_error(self, exc: openai.APIError) -> ModelError:
+        if isinstance(exc, openai.APIStatusError):
+            return status_error(exc, self.name)
+        return ModelError(
+            f"Could not connect to the model service at {safe_url(self.base_url)}; "
+            "check that it is running and that the base URL is right.",
+            kind="connection",
         )
 
     def _fail(self, message: str, kind: str, status_code: int | None = None) -> ModelError:
-        log.warning("Model call failed (%s): %s", kind, message)
-        return ModelError(message, status_code=status_code, kind=kind)
+        return self._logged(ModelError(message, status_code=status_code, kind=kind))
+
+    def _logged(self, error: ModelError) -> ModelError:
+        log.warning("Model call failed (%s): %s", error.kind, error)
+        return error
+
+
+def _reasoning_text(delta: Any) -> str:
+    # vLLM and DeepSeek call it `reasoning_content`, OpenRouter and newer servers `reasoning`.
+    for name in ("reasoning_content", "reasoning"):
+        value = getattr(delta, name, None)
+        if isinstance(value, str) and value:
+            return value
+    return ""
 
 
 def _stop_pattern(stops: list[str]) -> re.Pattern[str] | None:
@@ -291,58 +362,14 @@ def _safe_end(text: str, stops: list[str]) -> int:
     return len(text)
 
 
-def _refused_param(exc: openai.BadRequestError, candidates: list[str]) -> str | None:
-    error = _error_body(exc)
-    if error.get("param") in candidates:
-        return error["param"]
-    message = _error_text(exc).lower()
-    if not any(word in message for word in _UNSUPPORTED_WORDS):
-        return None
-    for name in candidates:
-        if re.search(rf"\b{re.escape(name)}\b", message):
-            return name
-    return None
-
-
-def _error_body(exc: openai.APIStatusError) -> dict[str, Any]:
-    body = exc.body
-    if isinstance(body, dict) and isinstance(body.get("error"), dict):
-        return body["error"]
-    return body if isinstance(body, dict) else {}
-
-
-def _error_text(exc: openai.APIStatusError) -> str:
-    # Read only to choose a sentence; never copied into a message or a log.
-    return str(_error_body(exc).get("message") or exc.body or "")
-
-
-def _error_code(exc: openai.APIStatusError) -> str | None:
-    code = _error_body(exc).get("code")
-    return code if isinstance(code, str) else None
-
-
-def _mentions(exc: openai.APIStatusError, words: tuple[str, ...]) -> bool:
-    text = _error_text(exc).lower()
-    return any(word in text for word in words)
-
-
-def _retry_after(exc: openai.APIStatusError) -> float | None:
-    headers = exc.response.headers
-    try:
-        if "retry-after-ms" in headers:
-            return round(float(headers["retry-after-ms"]) / 1000, 1)
-        if "retry-after" in headers:
-            return float(headers["retry-after"])
-    except ValueError:
-        return None
-    return None
-
-
-def _safe_url(url: str | None) -> str:
-    """The base URL without credentials or query, which is all a message needs."""
-    if not url:
-        return "the default OpenAI endpoint"
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    port = f":{parts.port}" if parts.port else ""
-    return f"{parts.scheme}://{host}{port}{parts.path}" if parts.scheme else url.split("?")[0]
+def _note_report(request: ModelRequest, chunk: Any) -> None:
+    """Keep what a chunk says about the call: the finish reason, and the usage that a final
+    chunk carries when asked for (`stream_options`)."""
+    report = request.report
+    for choice in chunk.choices or ():
+        if choice.finish_reason:
+            report.finish_reason = choice.finish_reason
+    usage = getattr(chunk, "usage", None)
+    if usage is not None:
+        report.input_tokens = getattr(usage, "prompt_tokens", None)
+        report.output_tokens = getattr(usage, "completion_tokens", None)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Iterable
 
-from .base import ModelError, ModelRequest
+from .base import ModelError, ModelRequest, ToolCallPart
 
-Reply = str | Exception | Callable[[ModelRequest], str]
+# A reply is text, an exception to raise, a function of the request, or a list of text pieces
+# and whole tool calls (a model calling tools natively).
+Reply = str | Exception | Callable[[ModelRequest], str] | list[str | ToolCallPart]
 
 
 class ScriptedModel:
@@ -19,6 +21,7 @@ class ScriptedModel:
     """
 
     offline = False
+    provider = "scripted"
 
     def __init__(
         self,
@@ -26,18 +29,20 @@ class ScriptedModel:
         delay: float = 0.0,
         chunk_size: int = 8,
         name: str = "scripted",
+        native_tools: bool = False,
     ) -> None:
         self.replies = list(replies)
         self.delay = delay
         self.chunk_size = max(1, chunk_size)
         self.name = name
+        self.native_tools = native_tools
         self.requests: list[ModelRequest] = []
 
     @property
     def calls(self) -> int:
         return len(self.requests)
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[str]:
+    async def stream(self, request: ModelRequest) -> AsyncIterator[str | ToolCallPart]:
         index = len(self.requests)
         self.requests.append(request)
         if index >= len(self.replies):
@@ -45,8 +50,12 @@ class ScriptedModel:
         reply = self.replies[index]
         if isinstance(reply, Exception):
             raise reply
-        text = reply(request) if callable(reply) else reply
-        for start in range(0, len(text), self.chunk_size):
-            if self.delay:
-                await asyncio.sleep(self.delay)
-            yield text[start : start + self.chunk_size]
+        parts = reply if isinstance(reply, list) else [reply(request) if callable(reply) else reply]
+        for part in parts:
+            if isinstance(part, ToolCallPart):
+                yield part
+                continue
+            for start in range(0, len(part), self.chunk_size):
+                if self.delay:
+                    await asyncio.sleep(self.delay)
+                yield part[start : start + self.chunk_size]

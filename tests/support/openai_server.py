@@ -7,10 +7,10 @@ It speaks `POST /v1/chat/completions` (streamed as server-sent events or as one 
 `GET /v1/models`, as a plain ASGI app served by uvicorn in a background thread. Every call is
 async, so a per-call `delay` never holds up the other calls in flight.
 
-A reply is a string, or one of the failure markers below, or a callable of the request body that
-returns either. `requests` records each request body; `request_headers` records its headers
-without `Authorization`, so a recorded exchange never holds a key. `disconnects` counts clients
-that went away before their response was complete.
+A reply is a string, or one of the failure markers of `openai_replies`, or a callable of the
+request body that returns either. `requests` records each request body; `request_headers`
+records its headers without `Authorization`, so a recorded exchange never holds a key.
+`disconnects` counts clients that went away before their response was complete.
 """
 
 from __future__ import annotations
@@ -22,90 +22,47 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 import uvicorn
 
+from tests.support.openai_replies import (
+    CutOff,
+    Fail,
+    Forever,
+    Hang,
+    Reply,
+    ReplySource,
+    StreamError,
+    bad_gateway,
+    gateway_timeout,
+    rate_limited,
+    server_error,
+    unauthorized,
+    unavailable,
+    unknown_model,
+    unsupported,
+)
+from tests.support.openai_tool_calls import Calls, call_deltas
 
-@dataclass
-class Fail:
-    """Answer with an HTTP error in OpenAI's error format."""
-
-    status: int
-    message: str = "The server failed."
-    headers: dict[str, str] = field(default_factory=dict)
-    type: str = "invalid_request_error"
-    param: str | None = None
-    code: str | None = None
-
-
-@dataclass
-class Hang:
-    """Go silent for `seconds` (longer than the client's timeout).
-
-    With no `text` nothing at all is sent; otherwise `text` streams first and the stream stalls.
-    """
-
-    seconds: float = 30.0
-    text: str = ""
-
-
-@dataclass
-class StreamError:
-    """Stream `text`, then an error event in the stream, as vLLM does when generation fails."""
-
-    text: str = ""
-    message: str = "The model failed while generating."
-
-
-@dataclass
-class CutOff:
-    """Stream `text`, then drop the connection without finishing the response or sending [DONE]."""
-
-    text: str = ""
-
-
-Reply = str | Fail | Hang | CutOff | StreamError
-ReplySource = Reply | Callable[[dict[str, Any]], Reply]
-
-
-def unauthorized(key_echo: str = "") -> Fail:
-    # Real services echo (part of) the key they rejected; the client must not repeat it.
-    return Fail(
-        401,
-        f"Incorrect API key provided: {key_echo}. You can find your API key in your account.",
-        type="invalid_request_error",
-        code="invalid_api_key",
-    )
-
-
-def unknown_model(model: str = "no-such-model") -> Fail:
-    return Fail(
-        404,
-        f"The model `{model}` does not exist or you do not have access to it.",
-        code="model_not_found",
-    )
-
-
-def rate_limited(retry_after: float | None = 7) -> Fail:
-    headers = {} if retry_after is None else {"retry-after": f"{retry_after:g}"}
-    return Fail(
-        429, "Rate limit reached for requests.", headers, type="requests", code="rate_limit"
-    )
-
-
-def server_error() -> Fail:
-    return Fail(500, "The server had an error while processing your request.", type="server_error")
-
-
-def unsupported(param: str = "stop") -> Fail:
-    return Fail(
-        400,
-        f"Unsupported parameter: '{param}' is not supported with this model.",
-        param=param,
-        code="unsupported_parameter",
-    )
+__all__ = [
+    "CutOff",
+    "Fail",
+    "Forever",
+    "Hang",
+    "OpenAIServer",
+    "Reply",
+    "ReplySource",
+    "StreamError",
+    "bad_gateway",
+    "gateway_timeout",
+    "rate_limited",
+    "server_error",
+    "unauthorized",
+    "unavailable",
+    "unknown_model",
+    "unsupported",
+]
 
 
 class OpenAIServer:
@@ -115,8 +72,9 @@ class OpenAIServer:
     Replies stream in pieces of `chunk_size` characters, `chunk_delay` seconds apart, after
     `delay` seconds. With `honour_stop` the reply is cut before the first `stop` string, as
     OpenAI does; without it `stop` is ignored, as some local servers do. `reasoning` is sent as
-    `reasoning_content` deltas before the reply, and `usage_chunk` adds a final chunk with no
-    choices, as vLLM and Ollama do.
+    `reasoning_content` deltas before the reply. A streamed reply ends with a usage chunk (no
+    choices; `token_usage`) when the request asks for one (`stream_options.include_usage`), as
+    OpenAI, vLLM and Ollama do, and always with `usage_chunk`.
     """
 
     def __init__(
@@ -130,6 +88,7 @@ class OpenAIServer:
         reasoning: str = "",
         usage_chunk: bool = False,
         models: Iterable[str] = ("test-model",),
+        refuse_tools: bool = False,
     ) -> None:
         self._source = replies if callable(replies) else list(replies)
         self.delay = delay
@@ -138,6 +97,8 @@ class OpenAIServer:
         self.honour_stop = honour_stop
         self.reasoning = reasoning
         self.usage_chunk = usage_chunk
+        # As Ollama answers for a model without tool support.
+        self.refuse_tools = refuse_tools
         self.models = list(models)
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
@@ -241,6 +202,10 @@ class OpenAIServer:
         with self._lock:
             self.requests.append(body)
             self.request_headers.append(headers)
+        if self.refuse_tools and body.get("tools"):
+            refusal = "registry.ollama.ai/library/test-model does not support tools"
+            await _send_error(send, Fail(400, refusal))
+            return
         reply = self._next_reply(body)
 
         # Watch for the client going away while the reply is being made or sent.
@@ -280,7 +245,8 @@ class OpenAIServer:
             await asyncio.sleep(reply.seconds)
             return
         cut_off = isinstance(reply, CutOff)
-        text = reply if isinstance(reply, str) else reply.text
+        text = reply if isinstance(reply, str) else "" if isinstance(reply, Forever) else reply.text
+        calls = call_deltas(reply) if isinstance(reply, Calls) else []
         finish = "stop"
         if self.honour_stop and not cut_off:
             text = _cut_at_stop(text, body.get("stop"))
@@ -312,12 +278,21 @@ class OpenAIServer:
             )
 
         await event(_chunk(ident, model, {"role": "assistant", "content": None}))
+        if isinstance(reply, Forever):
+            key = "reasoning_content" if reply.reasoning else "content"
+            while True:  # until the client goes away and this task is cancelled
+                await event(_chunk(ident, model, {key: reply.text}))
+                await asyncio.sleep(self.chunk_delay)
         for piece in _pieces(self.reasoning, self.chunk_size):
             await event(_chunk(ident, model, {"reasoning_content": piece}))
         for piece in _pieces(text, self.chunk_size):
             if self.chunk_delay:
                 await asyncio.sleep(self.chunk_delay)
             await event(_chunk(ident, model, {"content": piece}))
+        for delta in calls:
+            await event(_chunk(ident, model, delta))
+        if calls:
+            finish = "tool_calls"
         if isinstance(reply, Hang):
             await asyncio.sleep(reply.seconds)
             return
@@ -327,8 +302,8 @@ class OpenAIServer:
         if isinstance(reply, StreamError):
             await event({"error": {"message": reply.message, "type": "server_error", "code": 500}})
         await event(_chunk(ident, model, {}, finish))
-        if self.usage_chunk:
-            usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+        if self.usage_chunk or (body.get("stream_options") or {}).get("include_usage"):
+            usage = token_usage(body, text)
             await event({**_chunk(ident, model, {}), "choices": [], "usage": usage})
         await event("[DONE]")
         await send({"type": "http.response.body", "body": b"", "more_body": False})
@@ -356,6 +331,17 @@ class OpenAIServer:
 async def _wait_for_disconnect(receive: Any) -> None:
     while (await receive())["type"] != "http.disconnect":
         pass
+
+
+def token_usage(body: dict[str, Any], reply: str) -> dict[str, int]:
+    """The tokens this server reports for a call: a word is a token, so tests can predict it."""
+    prompt = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
+    completion = len(reply.split())
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
 
 
 def _pieces(text: str, size: int) -> list[str]:

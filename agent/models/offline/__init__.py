@@ -1,0 +1,247 @@
+"""The built-in offline model: no key, no network, deterministic.
+
+It does not understand language. It reads the request's hints (the user's words, the tools, the
+pending task, this turn's observations, the image notes of the conversation) and writes the
+same ReAct text a hosted model would, streamed, so every other part of the agent runs unchanged.
+Tools choose themselves through their declared trigger phrases and fill their arguments with
+their own extractors, so adding a tool never means editing this package. Images are picked the
+way every extractor picks them (`tools.image_refs`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from tools.image_refs import ImageChoice, content_of, names_an_image, resolve_image
+
+from ...offload import Overdue, run_quick
+from ...prompts import CONTROL_ACTIONS
+from ..base import ModelError, ModelRequest
+from . import answers, conversation
+from .plans import Call, Job, Plan, drive, extract, help_plan, tool_plan
+from .words import image_count, listing, position_words, words_for
+
+NAME = "offline demo model"
+
+_END = re.compile(
+    r"^\W*(bye|goodbye|good bye|see you|that'?s all|quit|exit|end|"
+    r"再见|拜拜|结束|没有了|不用了)\W*$",
+    re.IGNORECASE,
+)
+_CANCEL = re.compile(
+    r"\b(never ?mind|forget it|cancel|stop that)\b|算了|取消|不要了", re.IGNORECASE
+)
+_VAGUE = re.compile(
+    r"^\W*(hi|hello|hey|help|help me|can you help( me)?|i need (some )?help|do something|"
+    r"something|i have a question|你好|您好|帮帮我|帮我|帮个忙|我有个问题|在吗)\W*$",
+    re.IGNORECASE,
+)
+_ERROR = re.compile(
+    r"^(Error:|There is no tool|The arguments for|.* did not finish within|.* failed \()",
+)
+# Words that point at something in view: with an image in the conversation, the question is
+# about it.
+_ABOUT_IMAGE = re.compile(
+    r"\b(?:it|its|this|that|these|those|they|here|above|image|picture|pic|photo|screenshot)\b"
+    r"|这|那|它|上面|图|照片",
+    re.IGNORECASE,
+)
+_NEW_QUESTION = re.compile(
+    r"^\W*(?:who|what|when|where|why|how|which|is|are|can|could|do|does|did|will|would|should)"
+    r"\b.{8,}|^(?=.{6,}).*(?:谁|什么|怎么|为什么|哪|吗)",
+    re.IGNORECASE,
+)
+MAX_FOLLOW_UP_CHARS = 40
+
+
+class OfflineModel:
+    """Deterministic stand-in for a hosted model; labelled offline wherever it answers."""
+
+    offline = True
+    native_tools = False
+
+    def __init__(self, chunk_size: int = 12, delay: float = 0.0) -> None:
+        self.name = NAME
+        self.chunk_size = chunk_size
+        self.delay = delay
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[str]:
+        # Trigger patterns and extractors run over the user's words: off the event loop, so a
+        # hostile message slows one turn, not the server.
+        try:
+            text = await run_quick(self.reply, request, what="the offline model's reply")
+        except Overdue as exc:
+            raise ModelError(
+                "The offline model could not work out a reply in time; try a shorter or "
+                "simpler request.",
+                kind="timeout",
+            ) from exc
+        for start in range(0, len(text), self.chunk_size):
+            # Yield to the event loop so a page sees the reply arrive in pieces.
+            await asyncio.sleep(self.delay)
+            yield text[start : start + self.chunk_size]
+
+    def reply(self, request: ModelRequest) -> str:
+        words = words_for(request.language)
+        if request.purpose == "final":
+            return _final_text(request, words)
+        seen = conversation.read(request)
+        decided = _decide(request, seen, words)
+        if request.observations:
+            last = request.observations[-1]
+            if _no_tool(request):
+                sorry = words["sorry_image"] if seen.turn_uploads else words["sorry"]
+                return f"Thought: {words['no_tool']}\nAnswer: {sorry}"
+            if _failed(request):
+                failed = words["answer_failed"].format(observation=last)
+                return f"Thought: {words['failed']}\nAnswer: {failed}"
+            step = drive(decided, seen.done) if not isinstance(decided, str) else None
+            if step is None:
+                return f"Thought: {words['done']}\nAnswer: {last}"
+        else:
+            step = decided if isinstance(decided, str) else drive(decided, [])
+        if isinstance(step, Call):
+            return _action(request, step.thought, step.tool, step.args)
+        if step is None or step.startswith("Thought:"):
+            return step or f"Thought: {words['done']}\nAnswer: {words['sorry']}"
+        return f"Thought: {words['done']}\nAnswer: {step}"
+
+
+def _decide(request: ModelRequest, seen: conversation.Seen, words: dict[str, str]) -> str | Plan:
+    """The reply when it needs no plan (a question, a goodbye, a refusal), else the plan."""
+    question = request.question.strip()
+    if _END.match(question):
+        return _action(
+            request, words["end_thought"], "end_conversation", {"end_phrase": words["end"]}
+        )
+    tools = {tool.name: tool for tool in request.tools}
+    if request.pending_tool and _CANCEL.search(question):
+        return f"Thought: {words['cancel_thought']}\nAnswer: {words['cancel']}"
+    ids = seen.image_ids()
+    ranked = rank_tools(question, request.tools, bool(ids))
+    pending = tools.get(request.pending_tool or "")
+    if pending is not None and (not ranked or ranked[0] is pending):
+        found = extract(pending, question, ids, request.known)
+        # A question of its own that fills nothing is a new request, not a reply.
+        if found or ranked or not _NEW_QUESTION.search(question):
+            args = {**request.known, **found}
+            return _action(request, words["pick"].format(tool=pending.name), pending.name, args)
+    task = question
+    if not ranked and _names_only_an_image(question) and seen.previous_question:
+        # "The second one", after "which image?": the earlier request, on the image named now.
+        earlier = rank_tools(seen.previous_question, request.tools, bool(ids))
+        if earlier and getattr(earlier[0], "uses_images", False):
+            ranked, task = earlier, seen.previous_question
+    choice = resolve_image(question, ids)
+    job = Job(task, tools, ranked, ids, choice, request.language)
+    if ranked:
+        if getattr(ranked[0], "uses_images", False) and choice.image_id is None:
+            return _no_such_image(choice, ids, request.language)
+        return tool_plan(job)
+    if not ids and rank_tools(question, request.tools, True):
+        return f"Thought: {words['attach_thought']}\nAnswer: {words['attach']}"
+    about_image = (
+        seen.turn_uploads
+        or _ABOUT_IMAGE.search(question)
+        or content_of(question)
+        or names_an_image(question)
+    )
+    if ids and "read_text" in tools and about_image:
+        if choice.image_id is None:
+            return _no_such_image(choice, ids, request.language)
+        return help_plan(job)
+    if not question or _VAGUE.match(question):
+        return _action(
+            request, words["vague"], "ASK_USER_FOR_INTENT", {"question": words["intent"]}
+        )
+    return _action(request, words["no_tool"], "TOOL_OTHER", {"intent": question})
+
+
+def _no_tool(request: ModelRequest) -> bool:
+    """The last step found no tool for the request (the runner says so in `results`)."""
+    if request.results:
+        return request.results[-1].kind == "no_tool"
+    return request.observations[-1].startswith("No tool fits")
+
+
+def _failed(request: ModelRequest) -> bool:
+    if request.results:
+        return not request.results[-1].ok
+    return bool(_ERROR.match(request.observations[-1]))
+
+
+def _names_only_an_image(question: str) -> bool:
+    return len(question) <= MAX_FOLLOW_UP_CHARS and names_an_image(question)
+
+
+def _no_such_image(choice: ImageChoice, ids: Sequence[str], language: str) -> str:
+    """The answer to a reference to an image that is not there, naming what there is."""
+    words = words_for(language)
+    if choice.way == "id":
+        text = words["no_such_id"].format(image=choice.unknown, images=listing(list(ids), language))
+    elif not choice.uploads:
+        text = words["no_uploads"]
+    else:
+        text = words["no_such_position"].format(
+            count=image_count(choice.uploads, language),
+            position=position_words(choice.position or 0, language),
+        )
+    return f"Thought: {words['which_thought']}\nAnswer: {text}"
+
+
+def rank_tools(question: str, tools: Sequence[Any], has_images: bool) -> list[Any]:
+    """Tools whose triggers match, image-producing ones first, then by how many matched."""
+    scored = []
+    for order, tool in enumerate(tools):
+        if getattr(tool, "uses_images", False) and not has_images:
+            continue
+        hits = sum(1 for pattern in getattr(tool, "triggers", ()) if _search(pattern, question))
+        if hits:
+            scored.append((getattr(tool, "stage", 1), -hits, order, tool))
+    return [tool for *_, tool in sorted(scored, key=lambda item: item[:3])]
+
+
+def _search(pattern: str, text: str) -> bool:
+    try:
+        return re.search(pattern, text, re.IGNORECASE) is not None
+    except re.error:
+        return pattern.lower() in text.lower()
+
+
+def _action(request: ModelRequest, thought: str, tool: str, args: dict[str, Any]) -> str:
+    if request.style == "plugin-task":
+        target = tool if tool not in CONTROL_ACTIONS else (request.pending_tool or "")
+        known = {**request.known, **args} if tool not in CONTROL_ACTIONS else dict(request.known)
+        thought = json.dumps(
+            {"content": thought, "tool_to_use_for_user": target, "known_params": known},
+            ensure_ascii=False,
+        )
+    return (
+        f"Thought: {thought}\nAction: {tool}\n"
+        f"Action Input: {json.dumps(args, ensure_ascii=False, default=str)}"
+    )
+
+
+def _final_text(request: ModelRequest, words: dict[str, str]) -> str:
+    """The plugin-task style's last word: the tool's result, said as the react style says it."""
+    observations = request.observations
+    if not observations:
+        return words["sorry"]
+    last = observations[-1]
+    if _no_tool(request):
+        return words["sorry_image"] if request.image_ids else words["sorry"]
+    if _failed(request):
+        return words["answer_failed"].format(observation=last)
+    done = conversation.read(request).done
+    image = str(done[-1].args.get("image_id") or "") if done else ""
+    asked_for_a_tool = rank_tools(request.question, request.tools, True)
+    if done and done[-1].tool == "read_text" and image and not asked_for_a_tool:
+        text = None if answers.found_nothing(last) else last
+        return answers.help_answer(request.question, image, text, None, [], request.language)
+    if image and answers.found_nothing(last):
+        return answers.nothing(last, [image], request.language)
+    return answers.result(image or None, last, request.language)

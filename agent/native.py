@@ -1,0 +1,238 @@
+"""Native tool calling: the endpoint's own `tools` parameter, beside the ReAct text protocol.
+
+The tools go to the model as JSON Schema function specs (from each tool's pydantic arguments);
+the four control actions of the task dialogue are tools too. A reply's text before its calls is
+the Thought; a reply without calls is the answer. Each call is decided exactly as a ReAct action
+is (`acting.act`: the same merging, asking and checking), the ready ones run together, and their
+results go back in call order as `tool` messages. A tool's image follows in a user message that
+says which call made it, since `tool` messages hold text only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import json_repair
+
+from . import acting, prompts
+from .events import AnswerDeltaEvent, AnswerEvent, ModelDeltaEvent, ThoughtEvent
+from .messages import NativeCall, StepRecord, history_messages, image_part, user_message
+from .models.base import ToolCallPart
+from .parser import ParseError, Step, parse_step
+from .turn import Terminal, TurnState
+
+# Text a reply streams before it is taken for the answer: a reply that calls tools usually
+# says little or nothing first, so its words are held back until they cannot be a Thought.
+HOLD_CHARS = 240
+
+_CONTROL_SPECS = {
+    "end_conversation": (
+        "End the conversation when the user wants to stop.",
+        {"end_phrase": "A short goodbye to the user."},
+    ),
+    "ASK_USER_FOR_INTENT": (
+        "Ask the user what they want when the request is unclear.",
+        {"question": "The question to ask the user."},
+    ),
+    "ASK_USER_FOR_REQUIRED_PARAMS": (
+        "Ask the user for a value a tool needs that only the user knows.",
+        {"question": "The question to ask the user."},
+    ),
+    "TOOL_OTHER": (
+        "Say that no tool fits the request.",
+        {"intent": "What the user wants, in a few words."},
+    ),
+}
+
+
+def spec_name(name: str) -> str:
+    """A function name endpoints accept (letters, digits, _ and -; at most 64)."""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", name)[:64]
+
+
+def tool_specs(tools: Sequence[Any]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The `tools` parameter, and each spec's name -> the tool's own name."""
+    specs: list[dict[str, Any]] = []
+    names: dict[str, str] = {}
+    for tool in tools:
+        names[spec_name(tool.name)] = tool.name
+        specs.append(_function(spec_name(tool.name), tool.description, tool.schema()))
+    for name, (description, fields) in _CONTROL_SPECS.items():
+        names[name] = name
+        properties = {key: {"type": "string", "description": text} for key, text in fields.items()}
+        schema = {"type": "object", "properties": properties}
+        specs.append(_function(name, description, schema))
+    return specs, names
+
+
+def _function(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:
+    function = {"name": name, "description": description, "parameters": parameters}
+    return {"type": "function", "function": function}
+
+
+def native_messages(turn: TurnState) -> list[dict[str, Any]]:
+    session, detail = turn.session, turn.agent.image_detail
+    task = session.task
+    state = ""
+    if task:
+        state = prompts.task_state_text(task.tool, task.known, task.missing, turn.language)
+    return [
+        {"role": "system", "content": prompts.native_system(turn.language, state)},
+        *history_messages(session, detail),  # type: ignore[arg-type]
+        user_message(turn.text, turn.refs, detail),  # type: ignore[arg-type]
+        *step_messages(turn.steps, turn),
+    ]
+
+
+def step_messages(steps: Sequence[StepRecord], turn: TurnState) -> list[dict[str, Any]]:
+    """Each reply's calls as one assistant message, its results as `tool` messages in call
+    order, then the images they made; a note without a call as a user message."""
+    messages: list[dict[str, Any]] = []
+    index = 0
+    while index < len(steps):
+        record = steps[index]
+        if record.call is None:
+            messages.append({"role": "user", "content": record.observation})
+            index += 1
+            continue
+        reply = [
+            s for s in steps[index:] if s.call is not None and s.call.reply == record.call.reply
+        ]
+        index += len(reply)
+        calls = [
+            {
+                "id": s.call.id,
+                "type": "function",
+                "function": {"name": s.call.name, "arguments": s.call.arguments},
+            }
+            for s in reply
+            if s.call is not None
+        ]
+        content = record.call.content or None
+        messages.append({"role": "assistant", "content": content, "tool_calls": calls})
+        for s in reply:
+            messages.append({"role": "tool", "tool_call_id": s.call.id, "content": s.observation})  # type: ignore[union-attr]
+        made = [(s, i) for s in reply for i in s.image_ids]
+        if made:
+            note = "; ".join(f"{i} from call {s.call.id} ({s.tool})" for s, i in made)  # type: ignore[union-attr]
+            parts: list[dict[str, Any]] = [
+                {"type": "text", "text": f"Images the tools made: {note}"}
+            ]
+            store = turn.session.images
+            parts += [image_part(store.get(i), turn.agent.image_detail) for _, i in made]  # type: ignore[arg-type]
+            messages.append({"role": "user", "content": parts})
+    return messages
+
+
+def arguments_of(raw: str) -> dict[str, Any]:
+    """A call's arguments as a dict; broken JSON is repaired, a bare value is `input`."""
+    try:
+        value = json.loads(raw) if raw.strip() else {}
+    except ValueError:
+        value = json_repair.loads(raw)
+    if isinstance(value, dict):
+        return value
+    return {} if value in (None, "") else {"input": value}
+
+
+async def step(turn: TurnState, step_no: int) -> Terminal | None:
+    specs, names = tool_specs(turn.agent.tools)
+    request = turn.request(native_messages(turn))
+    request.tool_specs = specs
+    content, calls = await _stream(turn, step_no, request)
+    if not calls:
+        if not content.strip():
+            return acting.retry(turn, step_no, "", "The reply was empty. Call a tool or answer.")
+        if _looks_like_react(content):
+            return await _as_react(turn, step_no, content)
+        turn.session.task = None
+        return AnswerEvent(text=content.strip())
+    if content.strip():
+        turn.emit(ThoughtEvent(step=step_no, text=content.strip()))
+    return await _run_calls(turn, step_no, calls, names, content)
+
+
+async def _stream(turn: TurnState, step_no: int, request: Any) -> tuple[str, list[ToolCallPart]]:
+    """Stream one reply: its text goes out as the answer once it cannot be a Thought."""
+    content, shown = "", 0
+    calls: list[ToolCallPart] = []
+    turn.model_calls += 1
+    async with turn.model_stream(request, step_no) as parts:
+        async for part in parts:
+            if isinstance(part, ToolCallPart):
+                calls.append(part)
+                continue
+            if not part:
+                continue
+            content += part
+            turn.emit(ModelDeltaEvent(step=step_no, text=part))
+            if not calls and len(content) > HOLD_CHARS and not _looks_like_react(content):
+                turn.emit(AnswerDeltaEvent(text=content[shown:]))
+                shown = len(content)
+    if not calls and content[shown:] and not _looks_like_react(content):
+        turn.emit(AnswerDeltaEvent(text=content[shown:]))
+    return content, calls
+
+
+_REACT_START = re.compile(r"^\s*(?:\*\*)?\s*(?:Thought|Action|思考|想法)\s*(?:\*\*)?\s*[:：]", re.I)
+
+
+def _looks_like_react(content: str) -> bool:
+    return _REACT_START.match(content) is not None
+
+
+async def _as_react(turn: TurnState, step_no: int, content: str) -> Terminal | None:
+    """A model that ignored the `tools` parameter and wrote the ReAct text: read it as such."""
+    try:
+        action = parse_step(content, turn.known_names())
+    except ParseError:
+        turn.session.task = None
+        return AnswerEvent(text=content.strip())
+    if action.thought:
+        turn.emit(ThoughtEvent(step=step_no, text=action.thought))
+    if action.kind == "answer":
+        answer = (action.answer or "").strip()
+        turn.emit(AnswerDeltaEvent(text=answer))
+        turn.session.task = None
+        return AnswerEvent(text=answer)
+    outcome = await acting.act(turn, action, step_no)
+    if isinstance(outcome, acting.Ready):
+        return await acting.run_ready(turn, outcome)
+    return outcome
+
+
+async def _run_calls(
+    turn: TurnState,
+    step_no: int,
+    calls: list[ToolCallPart],
+    names: dict[str, str],
+    content: str,
+) -> Terminal | None:
+    ready: list[acting.Ready] = []
+    final: Terminal | None = None
+    for part in calls:
+        call = NativeCall(
+            reply=turn.model_calls,
+            id=part.id,
+            name=part.name,
+            arguments=part.arguments,
+            content=content.strip(),
+        )
+        tool = names.get(part.name, part.name)
+        action = Step(kind="action", thought=content.strip(), tool=tool)
+        action.tool_input = arguments_of(part.arguments)
+        outcome = await acting.act(turn, action, step_no, call)
+        if isinstance(outcome, acting.Ready):
+            ready.append(outcome)
+        elif outcome is not None:
+            final = outcome  # asking or ending: the calls after it are not made
+            break
+    results = await asyncio.gather(*(acting.execute(turn, r) for r in ready))
+    for one, result in zip(ready, results, strict=True):
+        settled = await acting.settle(turn, one, result)
+        final = final or settled
+    return final

@@ -1,0 +1,44 @@
+"""Each model call leaves a `model_call` event, and a failed tool call says what kind of failure."""
+
+from __future__ import annotations
+
+from conftest import collect, types
+
+from agent import Agent
+from agent.events import export_trace, load_trace
+from agent.models import ModelError, ScriptedModel
+
+ANSWER = "Thought: done\nAnswer: 4"
+
+
+async def test_each_model_call_is_reported_when_it_ends(test_tools):
+    replies = ['Thought: t\nAction: echo\nAction Input: {"text": "a"}', ANSWER]
+    events = await collect(Agent(ScriptedModel(replies), test_tools, temperature=0.3), "echo a")
+    calls = [e for e in events if e.type == "model_call"]
+    assert [c.step for c in calls] == [1, 2]
+    assert all(c.model == "scripted" and c.temperature == 0.3 and c.error is None for c in calls)
+    assert all(c.duration >= 0 and c.input_tokens is None for c in calls)
+    # After the call's text, before what the agent makes of it.
+    kinds = types(events)
+    assert kinds.index("model_call") > kinds.index("model_delta")
+    assert kinds.index("model_call") < kinds.index("tool_call")
+    assert load_trace(export_trace(events)) == events
+
+
+async def test_a_failed_model_call_is_reported_with_its_kind(test_tools):
+    failure = ModelError("The service is down; try again.", kind="server")
+    events = await collect(Agent(ScriptedModel([failure]), test_tools), "hi")
+    (call,) = [e for e in events if e.type == "model_call"]
+    assert call.error == "server"
+    assert events[-1].type == "error" and events[-1].kind == "server"
+
+
+async def test_a_failed_tool_result_says_what_kind_of_failure(test_tools):
+    replies = [
+        'Thought: t\nAction: refuse\nAction Input: {"text": "a"}',
+        'Thought: t\nAction: slow\nAction Input: {"seconds": 5}',
+        ANSWER,
+    ]
+    events = await collect(Agent(ScriptedModel(replies), test_tools), "go")
+    results = [e for e in events if e.type == "tool_result"]
+    assert [r.error_type for r in results] == ["ToolInputError", "timeout"]
