@@ -37,7 +37,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 log = logging.getLogger(__name__)
 
-# The folder that holds the `tools` package, for the worker's import path.
+# The folder that holds this `tools` package: first on the worker's import path (and `-P`
+# keeps the current folder, which may hold some other `tools`, off it).
 _ROOT = str(Path(__file__).resolve().parent.parent)
 _WORKER_MAIN = "from tools.ocr_worker import main; main()"
 # One core per worker: the engine's thread count is a setting, these are the libraries'.
@@ -110,10 +111,6 @@ class _Slot:
         self.busy = False
 
 
-def _never() -> bool:
-    return False
-
-
 class OcrPool:
     def __init__(self, engine: EngineSpec, size: int | None = None) -> None:
         self.engine = engine
@@ -133,7 +130,7 @@ class OcrPool:
         self,
         pixels: Any,
         *,
-        cancelled: Callable[[], bool] = _never,
+        cancelled: Callable[[], bool] = lambda: False,
         deadline: float | None = None,
         note: Callable[[str], None] = lambda stage: None,
     ) -> Any:
@@ -157,14 +154,14 @@ class OcrPool:
             for slot in taken:
                 slot.busy = True
         if not taken and not self.loaded():
-            taken = [self._acquire(_never, deadline, lambda stage: None)]
+            taken = [self._acquire(lambda: False, deadline, lambda stage: None)]
         waiting: list[_Slot] = []
         try:
             for slot in taken:
                 self._send(slot, ("load",))
                 waiting.append(slot)
             while waiting:
-                self._receive(waiting[0], _never, deadline)
+                self._receive(waiting[0], lambda: False, deadline)
                 waiting.pop(0)
         finally:
             for slot in waiting:
@@ -247,20 +244,18 @@ class OcrPool:
     def _receive(self, slot: _Slot, cancelled: Callable[[], bool], deadline: float | None) -> Any:
         conn, process = slot.conn, slot.process
         try:
-            while not conn.poll(SLICE):
-                if cancelled():
-                    self._stop(slot)
-                    raise Stopped()
-                if deadline is not None and time.monotonic() >= deadline:
-                    self._stop(slot)
-                    raise TimeoutError("the OCR worker did not answer in time")
-            reply = conn.recv()
+            reply = _wait(conn, cancelled, deadline)
         except (EOFError, OSError, AttributeError) as error:
             # The worker died, or `shutdown()` closed its pipe under us.
             code = _exitcode(process)
             self._stop(slot)
             raise WorkerLost(code) from error
         kind = reply[0]
+        if kind in ("cancelled", "late"):
+            self._stop(slot)
+            if kind == "cancelled":
+                raise Stopped()
+            raise TimeoutError("the OCR worker did not answer in time")
         if kind == "unavailable":
             raise EngineUnavailable(reply[1], reply[2])
         if kind == "failed":
@@ -277,7 +272,7 @@ class OcrPool:
         path = os.pathsep.join(filter(None, [_ROOT, os.environ.get("PYTHONPATH")]))
         try:
             process = subprocess.Popen(
-                [sys.executable, "-c", _WORKER_MAIN, str(child.fileno())],
+                [sys.executable, "-P", "-c", _WORKER_MAIN, str(child.fileno())],
                 pass_fds=[child.fileno()],
                 stdin=subprocess.DEVNULL,
                 env={**os.environ, **_ONE_THREAD, "PYTHONPATH": path},
@@ -299,6 +294,16 @@ class OcrPool:
             conn.close()
         if process is not None:
             _end(process)
+
+
+def _wait(conn: Any, cancelled: Callable[[], bool], deadline: float | None) -> Any:
+    """The worker's reply, or ("cancelled",) or ("late",) when the caller gives up first."""
+    while not conn.poll(SLICE):
+        if cancelled():
+            return ("cancelled",)
+        if deadline is not None and time.monotonic() >= deadline:
+            return ("late",)
+    return conn.recv()
 
 
 def _end(process: subprocess.Popen[bytes]) -> None:
