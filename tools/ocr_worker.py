@@ -89,7 +89,7 @@ def _read(engine: Any, pixels: Any, calls: list[dict[str, Any]]) -> tuple[Any, .
     from PIL import Image
 
     # The same PIL image the engine was always handed, so that it converts it the same way.
-    image = Image.fromarray(pixels, "RGB")
+    image = Image.fromarray(pixels)
     warnings = []
     for number, settings in enumerate(calls, start=1):
         try:

@@ -294,7 +294,7 @@ class ReadText(Tool):
 
     def warm_up(self) -> None:
         with _engine_errors(self.timeout):
-            POOL.warm_up()
+            POOL.warm_up(deadline=time.monotonic() + self.timeout)
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
         return image_id_from(text, image_ids, known)
