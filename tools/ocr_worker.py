@@ -33,9 +33,12 @@ def main() -> None:
     conn = Connection(int(sys.argv[1]))
     _end_with(os.getppid())
     try:
-        _, sys_path, factory, settings, calls = conn.recv()
+        first = conn.recv()
     except (EOFError, OSError):
         return
+    if first is None:
+        return
+    _, sys_path, factory, settings, calls = first
     sys.path.extend(path for path in sys_path if path not in sys.path)
     serve(conn, factory, settings, calls)
 
