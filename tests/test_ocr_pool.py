@@ -106,6 +106,25 @@ def test_waiting_for_a_busy_pool_counts_against_the_deadline(pool):
     first.join()
 
 
+def test_past_the_queue_a_call_is_turned_away_at_once(pool):
+    sleepy = pool("Sleeper")
+    sleepy.warm_up()
+    sleepy.queue = 1
+    running = threading.Thread(target=sleepy.read, args=(PIXELS,))
+    waiting = threading.Thread(target=sleepy.read, args=(PIXELS,))
+    running.start()
+    time.sleep(0.2)
+    waiting.start()
+    time.sleep(0.2)
+    started = time.monotonic()
+    with pytest.raises(WorkersBusy) as caught:
+        sleepy.read(PIXELS)
+    assert caught.value.queued == 1 and time.monotonic() - started < 0.5
+    running.join()
+    waiting.join()
+    assert sleepy.read(PIXELS)[0][1] == "slept"
+
+
 def test_a_worker_killed_from_outside_is_reported_and_replaced(pool):
     sleepy = pool("Sleeper")
     sleepy.warm_up()
@@ -189,5 +208,7 @@ def test_a_busy_pool_says_so_to_the_model(ocr_engine, store, png):
     time.sleep(0.3)
     with pytest.raises(OcrBusy) as caught:
         recognise(image, ctx=ToolContext(store), timeout=0.5)
-    assert str(caught.value).startswith("All OCR workers are busy")
+    message = str(caught.value)
+    assert message.startswith("All OCR workers are busy") and "within 0.5 seconds" in message
+    assert message.count(". ") == 0 and message.endswith(".")
     first.join()

@@ -10,6 +10,8 @@ time one is needed.
   engine once; the engine's own threads are set to one by the caller, so N workers use N cores.
 - Started lazily; `warm_up()` starts them all and loads their engines.
 - Waiting for a free worker counts against the caller's deadline (`WorkersBusy` says so).
+  At most `queue` calls wait (default three per worker): each holds one of the agent's tool
+  threads while it waits, and the other tools need those too.
 - Every pool is shut down at exit; a worker whose parent dies ends by itself
   (`tools.ocr_worker`).
 """
@@ -46,11 +48,13 @@ _POOLS: weakref.WeakSet[OcrPool] = weakref.WeakSet()
 
 
 class WorkersBusy(TimeoutError):
-    """No worker came free before the caller's deadline."""
+    """No worker came free before the caller's deadline (`waited` seconds), or `queued` other
+    calls were already waiting and this one was not let in."""
 
-    def __init__(self, waited: float) -> None:
-        super().__init__(f"all OCR workers stayed busy for {waited:.1f} s")
+    def __init__(self, waited: float, queued: int = 0) -> None:
+        super().__init__(f"all OCR workers stayed busy for {waited:.1f} s, {queued} calls queued")
         self.waited = waited
+        self.queued = queued
 
 
 class EngineFailed(RuntimeError):
@@ -73,11 +77,15 @@ class _Slot:
 
 
 class OcrPool:
-    def __init__(self, engine: EngineSpec, size: int | None = None) -> None:
+    def __init__(
+        self, engine: EngineSpec, size: int | None = None, queue: int | None = None
+    ) -> None:
         self.engine = engine
         self.size = max(1, min(size or DEFAULT_SIZE, os.cpu_count() or 1))
+        self.queue = 3 * self.size if queue is None else queue
         self._slots = [_Slot(number) for number in range(self.size)]
         self._free = threading.Condition()
+        self._waiting = 0
         _POOLS.add(self)
 
     def loaded(self) -> bool:
@@ -147,28 +155,44 @@ class OcrPool:
     def _acquire(
         self, cancelled: Callable[[], bool], deadline: float | None, note: Callable[[str], None]
     ) -> _Slot:
+        with self._free:
+            slot = self._take()
+            if slot is None:
+                if self._waiting >= self.queue:
+                    raise WorkersBusy(0.0, self._waiting)
+                self._waiting += 1
+        if slot is None:
+            try:
+                slot = self._wait_for_slot(cancelled, deadline, note)
+            finally:
+                with self._free:
+                    self._waiting -= 1
+        if slot.worker is not None and slot.worker.ended():
+            self._drop(slot)  # ended while idle; a fresh one starts on the next send
+        return slot
+
+    def _wait_for_slot(
+        self, cancelled: Callable[[], bool], deadline: float | None, note: Callable[[str], None]
+    ) -> _Slot:
         began = time.monotonic()
-        noted = False
+        note("waiting")
         while True:
             with self._free:
-                slot = self._pick()
-                if slot is None and not cancelled():
-                    left = SLICE if deadline is None else min(SLICE, deadline - time.monotonic())
-                    if left > 0:
-                        self._free.wait(left)
-                        slot = self._pick()
+                slot = self._take()
                 if slot is not None:
-                    slot.busy = True
-                    break
+                    return slot
+                left = SLICE if deadline is None else min(SLICE, deadline - time.monotonic())
+                if left > 0 and not cancelled():
+                    self._free.wait(left)
             if cancelled():
                 raise Stopped()
             if deadline is not None and time.monotonic() >= deadline:
                 raise WorkersBusy(time.monotonic() - began)
-            if not noted:
-                note("waiting")
-                noted = True
-        if slot.worker is not None and slot.worker.ended():
-            self._drop(slot)  # ended while idle; a fresh one starts on the next send
+
+    def _take(self) -> _Slot | None:
+        slot = self._pick()
+        if slot is not None:
+            slot.busy = True
         return slot
 
     def _pick(self) -> _Slot | None:

@@ -73,15 +73,21 @@ class OcrUnavailable(ToolInputError):
 
 
 class OcrBusy(ToolInputError):
-    """Every OCR worker stayed busy with other calls for as long as this call may take."""
+    """Every OCR worker stayed busy with other calls for as long as this call may take, or so
+    many calls were waiting already that this one was turned away at once."""
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, queued: int = 0) -> None:
+        if queued:
+            why = f"{queued} more readings are already waiting for them"
+        else:
+            why = f"none came free within {seconds:g} seconds"
         super().__init__(
-            f"All OCR workers are busy reading other images and none came free within "
-            f"{seconds:g} seconds; try again in a moment or look at the image directly.",
+            f"All OCR workers are busy reading other images and {why}; try again in a moment "
+            "or look at the image directly.",
             tool_name="read_text",
         )
         self.seconds = seconds
+        self.queued = queued
 
 
 class OcrWorkerLost(ToolInputError):
@@ -114,7 +120,7 @@ def _engine_errors(timeout: float) -> Iterator[None]:
         )
         raise OcrUnavailable(error.reason) from error
     except WorkersBusy as error:
-        raise OcrBusy(timeout) from error
+        raise OcrBusy(timeout, error.queued) from error
     except WorkerLost as error:
         log.warning("OCR worker lost: %s", error)
         raise OcrWorkerLost(error.exitcode) from error
