@@ -23,10 +23,13 @@ from agent.config import (
     Settings,
     server_key,
 )
-from ui.examples import EXAMPLES, example_values
+from ui.access import shown_url
+from ui.examples import EXAMPLES, EXAMPLES_DIR, example_labels, example_values
 from ui.handlers import PageHandlers
 from ui.labels import UI_TEXT
+from ui.language import LANGUAGES, aria_script, example_visibility, on_page_load
 from ui.page_state import PageState, Prefs, default_model, default_prefs, sessions_root
+from ui.server import Page
 
 # What tests and benchmarks use of the page; some of it is defined elsewhere and named here.
 __all__ = [
@@ -67,8 +70,9 @@ def build_demo(
     page = PageHandlers(model_factory, env, tools)
     prefs0 = page.prefs0
 
-    with gr.Blocks(title="Multimodal ReAct agent", fill_width=True) as demo:
+    with Page(page.env, title="Multimodal ReAct agent", fill_width=True) as demo:
         state = gr.State(None, delete_callback=lambda s: s.close() if s else None)
+        demo.conversation_state = state
         gr.Markdown(I18N("header"), elem_id="header")
         banner = gr.Markdown(
             I18N("banner_offline"), elem_id="banner", visible=prefs0.source == "offline"
@@ -101,16 +105,7 @@ def build_demo(
                     download = gr.DownloadButton(
                         I18N("download"), elem_id="download", interactive=False, size="sm"
                     )
-                examples = gr.Examples(
-                    examples=example_values(),
-                    example_labels=[label for label, _ in EXAMPLES],
-                    inputs=[box],
-                    label=I18N("examples"),
-                    cache_examples=False,
-                    api_visibility="private",
-                    elem_id="examples",
-                    examples_per_page=len(EXAMPLES),
-                )
+                examples = _examples(box, prefs0.language)
             with gr.Column(scale=2, min_width=320):
                 status = gr.Markdown(elem_id="run-status")
                 trace = gr.Chatbot(
@@ -135,14 +130,17 @@ def build_demo(
         submitted = box.submit(**take, queue=False, **quiet).then(
             page.chat, [taken, state], api_name="send", api_visibility="private", **turn
         )
-        from_example = examples.load_input_event.then(**take, queue=False, **quiet).then(
-            page.run_example, [taken, state], api_visibility="private", **turn
-        )
+        from_examples = [
+            example_set.load_input_event.then(**take, queue=False, **quiet).then(
+                page.run_example, [taken, state], api_visibility="private", **turn
+            )
+            for example_set in examples
+        ]
         # Scripted QA calls `/chat` with the message itself; it runs the same turn.
         api_trigger = gr.Button(visible=False, elem_id="api-chat")
         from_api = api_trigger.click(page.chat, [box, state], api_name="chat", **turn)
         retried = retry_btn.click(page.retry, [state], api_visibility="private", **turn)
-        running = [submitted, from_example, retried, from_api]
+        running = [submitted, *from_examples, retried, from_api]
         for event in running:
             event.then(page.download_update, [state], download, queue=False, **quiet)
         for trigger in (stop_btn.click, box.stop):
@@ -157,8 +155,39 @@ def build_demo(
                 show_progress="hidden",
                 queue=False,
             )
+        # The session starts in its browser's language; the example set follows the language.
+        example_sets = [example_set.dataset for example_set in examples]
+        language = settings["language"]
+        load = on_page_load(page.new_state)
+        demo.load(load, [state], [state, language, *example_sets], queue=False, **quiet)
+        language.change(example_visibility, [language], example_sets, queue=False, **quiet)
+        demo.load(None, js=aria_script(UI_TEXT["zh"]["title"]))
+        if page.env.mcp_server:
+            from ui.mcp_endpoints import add_mcp_endpoints
+
+            add_mcp_endpoints(demo, page)  # the tools and ask_agent, for MCP clients
     demo.queue(default_concurrency_limit=TURNS_AT_ONCE)
     return demo
+
+
+def _examples(box: Any, language: str) -> list[gr.Examples]:
+    """One example set per language, in LANGUAGES order; the page shows the one of its
+    language. All are inside the element `examples`."""
+    with gr.Column(elem_id="examples"):
+        return [
+            gr.Examples(
+                examples=example_values(key),
+                example_labels=example_labels(key),
+                inputs=[box],
+                label=I18N("examples"),
+                cache_examples=False,
+                api_visibility="private",
+                elem_id=f"examples-{key}",
+                examples_per_page=len(example_labels(key)),
+                visible=key == language,
+            )
+            for key in LANGUAGES
+        ]
 
 
 def _settings_panel(prefs0: Prefs) -> dict[str, Any]:
@@ -172,7 +201,8 @@ def _settings_panel(prefs0: Prefs) -> dict[str, Any]:
                 elem_id="source",
             )
             base_url = gr.Textbox(
-                prefs0.base_url,
+                # Credentials in the configured URL stay on the server, which still uses them.
+                shown_url(prefs0.base_url),
                 label=I18N("base_url"),
                 placeholder="https://api.openai.com/v1",
                 elem_id="base-url",
@@ -196,7 +226,9 @@ def _settings_panel(prefs0: Prefs) -> dict[str, Any]:
             )
             max_steps = gr.Slider(1, 50, value=prefs0.max_steps, step=1, label=I18N("steps"))
             detail = gr.Radio(
-                ["auto", "low", "high"], value=prefs0.image_detail, label=I18N("detail")
+                [(I18N(f"detail_{level}"), level) for level in ("auto", "low", "high")],
+                value=prefs0.image_detail,
+                label=I18N("detail"),
             )
             language = gr.Radio(
                 [("English", "en"), ("中文", "zh")],
@@ -264,11 +296,14 @@ def launch_options(env: Settings | None = None) -> dict[str, Any]:
     env = env or Settings()
     return {
         "max_file_size": int(env.max_upload_mb * 1024 * 1024),
-        "allowed_paths": [str(ASSETS), str(sessions_root())],
+        # What the page shows and nothing else of assets/: the plugin manifests, the page text
+        # and the scripts stay private. The CSS is read once at launch and needs no route.
+        "allowed_paths": [str(EXAMPLES_DIR), str(sessions_root())],
         "i18n": I18N,
         "theme": THEME,
         "css_paths": [str(ASSETS / "style.css")],
         "footer_links": ["api", "gradio"],
+        "mcp_server": env.mcp_server,
     }
 
 

@@ -10,7 +10,7 @@ import json
 import logging
 import re
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tools.base import Tool, ToolContext
@@ -32,7 +32,7 @@ from .events import (
 from .messages import NativeCall, action_text
 from .offload import Overdue, run_quick
 from .parser import Step
-from .tool_run import ToolCrashed, run_call, timeout_for
+from .tool_run import ToolAsks, ToolCrashed, run_call, timeout_for
 from .turn import Terminal, TurnState, image_info
 
 log = logging.getLogger(__name__)
@@ -67,6 +67,9 @@ class Ready:
     key: str
     step_no: int
     call: NativeCall | None = None
+    # What the tool asked the person mid-call, and the replies it was given (`execute`).
+    asked: str = ""
+    replies: list[str] = field(default_factory=list)
 
 
 async def act(
@@ -204,12 +207,28 @@ async def execute(turn: TurnState, ready: Ready) -> ToolResultEvent:
     turn.emit(
         TaskStateEvent(tool=ready.tool.name, known=ready.arguments, missing=[], status="calling")
     )
-    return await call(turn, ready.tool, ready.args, ready.arguments, ready.step_no)
+    # A tool that asked the person mid-call (MCP elicitation) is called again with the same
+    # arguments, and their replies so far answer its questions in order.
+    task = ready.task
+    ready.replies = [*task.tool_replies, turn.text] if task.tool_question else []
+    try:
+        return await call(
+            turn, ready.tool, ready.args, ready.arguments, ready.step_no, ready.replies
+        )
+    except ToolAsks as exc:
+        ready.asked = exc.question
+        return exc.result
 
 
 async def settle(turn: TurnState, ready: Ready, result: ToolResultEvent) -> Terminal | None:
     """Record the result; a success ends the task (and, in the plugin-task style, the turn)."""
     tool = ready.tool
+    if ready.asked:  # the person's answer is needed: the same call is made next turn
+        task = ready.task
+        task.known, task.tool_question = ready.arguments, ready.asked
+        task.tool_replies = ready.replies
+        turn.session.task = task
+        return AskUserEvent(question=ready.asked, tool=tool.name)
     turn.seen_actions[ready.key] = result.text
     image_ids = [i.id for i in result.images]
     turn.record(ready.replay, result.text, image_ids, ok=result.ok, tool=tool.name, call=ready.call)
@@ -228,7 +247,12 @@ async def run_ready(turn: TurnState, ready: Ready) -> Terminal | None:
 
 
 async def call(
-    turn: TurnState, tool: Tool, args: Any, arguments: dict[str, Any], step_no: int
+    turn: TurnState,
+    tool: Tool,
+    args: Any,
+    arguments: dict[str, Any],
+    step_no: int,
+    replies: list[str] | None = None,
 ) -> Any:
     call_id = uuid.uuid4().hex[:10]
     turn.tool_calls += 1
@@ -242,7 +266,14 @@ async def call(
         else:
             loop.call_soon_threadsafe(turn.emit, event)
 
-    ctx = ToolContext(turn.session.images, progress=progress, session_id=turn.session.id)
+    session = turn.session
+    ctx = ToolContext(
+        session.images,
+        progress,
+        session_id=session.id,
+        language=turn.language,
+        replies=replies or (),
+    )
     try:
         result = await run_call(
             tool,
@@ -253,7 +284,7 @@ async def call(
             call_id=call_id,
             image_info=lambda image_id: image_info(turn.session.images.get(image_id)),
         )
-    except ToolCrashed as exc:
+    except (ToolCrashed, ToolAsks) as exc:
         turn.emit(exc.result)
         raise
     turn.emit(result)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -40,8 +41,9 @@ class Settings(BaseSettings):
     LOG_LEVEL, OpenTelemetry's OTEL_* and Gradio's GRADIO_SERVER_NAME/GRADIO_SERVER_PORT; the
     rest are AGENT_* (e.g. AGENT_LANGUAGE=zh), or named by the plugin they belong to
     (WEATHER_BASE_URL). Nothing else in the app reads the environment, except a plugin
-    manifest's own variables (`tools.plugins.manifest_variable`) and the OpenTelemetry SDK, which
-    reads its other OTEL_* settings (headers, service name) itself once tracing is on.
+    manifest's own variables (`tools.plugins.manifest_variable`), SPACE_ID, whose presence
+    makes AGENT_PUBLIC's default true, and the OpenTelemetry SDK, which reads its other OTEL_*
+    settings (headers, service name) itself once tracing is on.
     """
 
     # Unknown keyword settings are refused, so a typo fails loudly instead of being ignored.
@@ -87,11 +89,39 @@ class Settings(BaseSettings):
         default=100, ge=1, le=10_000, validation_alias="AGENT_MAX_HISTORY_TURNS"
     )
 
+    # The page as a public service. A public deployment (a Hugging Face Space sets SPACE_ID)
+    # connects only to the model services the operator configured, unless custom base URLs
+    # are allowed; even then, never into the server's own network.
+    public: bool = Field(
+        default_factory=lambda: "SPACE_ID" in os.environ, validation_alias="AGENT_PUBLIC"
+    )
+    allow_custom_base_url: bool = Field(
+        default=False, validation_alias="AGENT_ALLOW_CUSTOM_BASE_URL"
+    )
+    # The models the server's own key (or configured endpoint) serves, comma-separated; empty
+    # means only the configured model. A key typed in Settings may use any model.
+    allowed_models: str = Field(default="", validation_alias="AGENT_ALLOWED_MODELS")
+    # Turns one conversation may start, in any minute and in all; 0 turns a limit off.
+    turns_per_minute: int = Field(
+        default=20, ge=0, le=100_000, validation_alias="AGENT_TURNS_PER_MINUTE"
+    )
+    turns_per_session: int = Field(
+        default=500, ge=0, le=10_000_000, validation_alias="AGENT_TURNS_PER_SESSION"
+    )
+    # A conversation nobody has used for this long is closed and its files removed.
+    session_idle_minutes: float = Field(
+        default=60.0, gt=0, le=7 * 24 * 60, validation_alias="AGENT_SESSION_IDLE_MINUTES"
+    )
+
     # Tools: where plugin manifests are read from, and the shipped weather plugin's switch and
     # host (a manifest names these variables; the values reach it through `tool_settings`).
     plugin_dir: Path | None = Field(default=None, validation_alias="AGENT_PLUGIN_DIR")
     enable_weather: bool = Field(default=False, validation_alias="AGENT_ENABLE_WEATHER")
     weather_base_url: str | None = Field(default=None, validation_alias="WEATHER_BASE_URL")
+    # MCP: the servers whose tools the agent may use (an `mcp.json` in the `mcpServers` shape),
+    # and whether the page is itself an MCP server at /gradio_api/mcp/.
+    mcp_config: Path | None = Field(default=None, validation_alias="AGENT_MCP_CONFIG")
+    mcp_server: bool = Field(default=False, validation_alias="AGENT_MCP_SERVER")
 
     # Tracing (`agent/telemetry.py`): OpenTelemetry's own variable names. With an endpoint each
     # turn is sent to that OTLP/HTTP collector; content (messages, tool arguments and results)
@@ -129,7 +159,9 @@ class Settings(BaseSettings):
                 continue
             text = str(value).lower() if isinstance(value, bool) else str(value)
             variables[str(field.validation_alias)] = text
-        return ToolSettings(plugin_dir=self.plugin_dir, variables=variables)
+        return ToolSettings(
+            plugin_dir=self.plugin_dir, mcp_config=self.mcp_config, variables=variables
+        )
 
     def model_source(self) -> Literal["openai", "hf", "offline"]:
         if self.openai_api_key or self.openai_base_url:
@@ -148,6 +180,11 @@ class Settings(BaseSettings):
             base_url=self.openai_base_url or (HF_ROUTER_URL if source == "hf" else ""),
             model=self.model or defaults.get(source, ""),
         )
+
+    def model_allow_list(self) -> list[str]:
+        """The models the server's own key may be used for (AGENT_ALLOWED_MODELS)."""
+        named = [m.strip() for m in self.allowed_models.split(",") if m.strip()]
+        return named or [self.default_choice().model or DEFAULT_OPENAI_MODEL]
 
 
 def server_key(settings: Settings, base_url: str | None) -> str:

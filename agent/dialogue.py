@@ -29,6 +29,10 @@ class PendingTask(BaseModel):
     questions: int = 0
     invalid_retries: int = 0
     transcript: list[str] = Field(default_factory=list)
+    # A question the tool itself asked mid-call (an MCP elicitation), and the person's replies
+    # so far; the next call of the tool is made with them (`ToolContext.replies`).
+    tool_question: str = ""
+    tool_replies: list[str] = Field(default_factory=list)
 
 
 class Check(BaseModel):

@@ -7,6 +7,7 @@ turn's statistics comes right before it.
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Annotated, Any, Literal
 
@@ -211,11 +212,20 @@ TRACE_ADAPTER: TypeAdapter[list[Event]] = TypeAdapter(list[Event])
 
 
 def export_trace(events: list[Any]) -> bytes:
-    """The JSON a person downloads from the page; `load_trace` reads it back."""
-    return TRACE_ADAPTER.dump_json(events, indent=2)
+    """The JSON a person downloads from the page; `load_trace` reads it back.
+
+    Images appear by id, size and label only: where the server keeps them is nobody's business
+    once the file leaves it, and an export is made to be shared.
+    """
+    data = TRACE_ADAPTER.dump_python(events, mode="json")
+    for event in data:
+        for image in event.get("images") or ():
+            image.pop("path", None)
+    return json.dumps(data, indent=2, ensure_ascii=False).encode("utf-8")
 
 
 def load_trace(data: bytes | str) -> list[Any]:
+    """Events from an export, including older ones that still carry image paths."""
     return TRACE_ADAPTER.validate_json(data)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import itertools
+import secrets
 import shutil
 import tempfile
 import threading
@@ -111,7 +112,8 @@ class ImageStore:
     """The images of one conversation: uploads and tool outputs, each under an id `img_N`.
 
     Ids are unique within the store; the same upload twice gets the same ref back. The prepared
-    copies live under `root` (a fresh temporary folder unless given).
+    copies live under `root` (a fresh temporary folder unless given), each named by its id and a
+    random token, so knowing one file's name tells nothing of the others'.
     """
 
     def __init__(
@@ -222,7 +224,8 @@ class ImageStore:
             if key is not None and key in self._by_upload:  # the same upload raced us here
                 return self._refs[self._by_upload[key]]
             image_id = f"img_{next(self._counter)}"
-            path = self.root / f"{image_id}{suffix}"
+            # A random part in the name: a served folder's files cannot be found by counting.
+            path = self.root / f"{image_id}-{secrets.token_hex(12)}{suffix}"
             path.write_bytes(encoded)
             ref = ImageRef(
                 id=image_id,

@@ -4,21 +4,24 @@ One turn:
 1. Intake (`intake.py`): a message over its bounds is refused whole; uploads become images, a
    refused one a notice.
 2. A reply to the agent's question fills the pending task first (`dialogue.py`).
-3. Each step: build the request (the prompt style and `messages.py`), stream the model, forward
-   text after `Answer:` as it arrives, and read the step (`parser.py`); an unreadable reply is
-   sent back with a hint, a bounded number of times.
+3. Each step speaks one tool protocol. ReAct text (`react.py`): build the request (the prompt
+   style and `messages.py`), stream the model, forward text after `Answer:` as it arrives, and
+   read the step (`parser.py`); an unreadable reply is sent back with a hint, a bounded number
+   of times. Native tool calling (`native.py`): the tools go as the endpoint's `tools`
+   parameter and each streamed call is one action; `auto` falls back to ReAct text when an
+   endpoint refuses tools.
 4. An answer ends the turn. An action (`acting.py`) is decided in code
    (`dialogue.decide_action`): a control action ends, asks or finds no tool; a tool's
    arguments are merged and checked (`dialogue.decide_arguments`): missing ones are asked of
    the user, invalid ones go back to the model, valid ones run (`tool_run.py`) and become the
    Observation.
-5. Repeat from 3 until an answer, a question, an error or the step limit; then `run_finished`
-   and the terminal event.
+5. Repeat from 3 until an answer, a question, an error, the step limit or the turn's time
+   limit; then `run_finished` and the terminal event.
 
 The turn runs as a task that emits events into a queue, and `run` yields them: every part of
 the loop is a plain coroutine that returns the turn's terminal event, or None to go on.
-Closing the iterator (or cancelling its consumer) cancels the task, which closes the model
-stream.
+Closing the iterator (or cancelling its consumer, or leaving its events untaken) cancels the
+task, which closes the model stream.
 """
 
 from __future__ import annotations
@@ -27,36 +30,25 @@ import asyncio
 import contextlib
 import logging
 import time
-import uuid
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from tools.base import Tool
 
-from . import acting, native, telemetry
+from . import acting, native, react, telemetry
 from .config import Settings
 from .events import (
-    AnswerDeltaEvent,
-    AnswerEvent,
-    AskUserEvent,
     ErrorEvent,
     Event,
-    ModelDeltaEvent,
     NoticeEvent,
-    RunFinishedEvent,
-    RunStartedEvent,
-    ThoughtEvent,
 )
 from .images import ImageRef, ImageStore
-from .intake import message_problem, prepare_images
 from .models.base import ChatModel, ModelError
-from .parser import AnswerStream, ParseError, parse_step
-from .reasoning import ReasoningFilter
-from .session import Session, Turn
+from .session import Session
 from .style import make_style
 from .tool_run import ToolCrashed
-from .turn import Terminal, TurnState, image_info
+from .turn import Terminal, TurnState
 
 log = logging.getLogger(__name__)
 
@@ -184,11 +176,11 @@ class _Turn(TurnState):
 
     async def _body(self, images: Sequence[str | Path | bytes | ImageRef]) -> None:
         try:
-            final = await self._intake(images)
+            final = await self.intake(images)
             if final is None:
                 final = await self._bounded_loop()
-                self._remember(final)
-            self._finish(final)
+                self.remember(final)
+            self.finish(final)
         finally:
             self.emit(_DONE)
 
@@ -203,37 +195,6 @@ class _Turn(TurnState):
                 message=f"This turn took longer than {limit:g} seconds, so it was stopped. Try a "
                 "simpler request, or raise the turn time limit in the settings.",
             )
-
-    async def _intake(self, images: Sequence[str | Path | bytes | ImageRef]) -> Terminal | None:
-        agent = self.agent
-        problem = message_problem(
-            self.text,
-            len(images),
-            max_chars=agent.settings.max_message_chars,
-            max_images=agent.settings.max_images_per_message,
-            language=self.language,
-        )
-        if problem is None:
-            self.refs, refused = await prepare_images(self.session.images, images)
-            for sentence in refused:
-                self.emit(NoticeEvent(message=sentence))
-        self.emit(
-            RunStartedEvent(
-                run_id=uuid.uuid4().hex[:12],
-                model=agent.model.name,
-                offline=getattr(agent.model, "offline", False),
-                language=self.language,
-                style=agent.style.name,
-                protocol=self.protocol,
-                images=[image_info(r) for r in self.refs],
-            )
-        )
-        if problem is None and (self.text or self.refs):
-            return None
-        # Refused as a whole: the conversation and its task stay as they were.
-        return ErrorEvent(
-            message=problem or "Type a question or attach an image first.", kind="input"
-        )
 
     async def _loop(self) -> Terminal:
         try:
@@ -284,96 +245,8 @@ class _Turn(TurnState):
                     )
                 )
                 step_no = self.model_calls + 1
-        raw = await self._stream_step(step_no)
-        try:
-            step = parse_step(raw, self.known_names())
-        except ParseError as exc:
-            return acting.retry(self, step_no, raw, str(exc))
-        if step.thought and not self._thought_sent:
-            self.emit(ThoughtEvent(step=step_no, text=step.thought))
-        if step.kind == "answer":
-            rest = self._answer_stream.finish()
-            if rest:
-                self.emit(AnswerDeltaEvent(text=rest))
-            self.session.task = None
-            return AnswerEvent(text=(step.answer or "").strip())
-        outcome = await acting.act(self, step, step_no)
-        if isinstance(outcome, acting.Ready):
-            return await acting.run_ready(self, outcome)
-        return outcome
-
-    async def _stream_step(self, step_no: int) -> str:
-        """Stream one model call; the answer is forwarded as it arrives, after its Thought."""
-        request = self.request()
-        self._answer_stream = AnswerStream()
-        self._thought_sent = False
-        reasoning = ReasoningFilter()
-        raw = ""
-        self.model_calls += 1
-        async with self.model_stream(request, step_no) as chunks:
-            async for chunk in chunks:
-                if not chunk:
-                    continue
-                raw += chunk
-                self.emit(ModelDeltaEvent(step=step_no, text=chunk))
-                forwarded = self._answer_stream.feed(reasoning.feed(chunk))
-                if forwarded:
-                    if not self._thought_sent:
-                        self._thought_sent = True
-                        early = _thought_of(raw)
-                        if early:
-                            self.emit(ThoughtEvent(step=step_no, text=early))
-                    self.emit(AnswerDeltaEvent(text=forwarded))
-        return raw
-
-    def _finish(self, final: Terminal) -> None:
-        """`run_finished` with the statistics, then the terminal event, always last."""
-        self.emit(
-            RunFinishedEvent(
-                status=_outcome(final),
-                model=self.agent.model.name,
-                model_calls=self.model_calls,
-                steps=self.tool_calls,
-                duration=time.monotonic() - self.started,
-                protocol=self.protocol,
-            )
-        )
-        self.emit(final)
-
-    def _remember(self, final: Terminal) -> None:
-        outcome = _outcome(final)
-        reply = getattr(final, "text", None) or getattr(final, "question", None) or ""
-        history = self.session.history
-        history.append(
-            Turn(
-                language=self.language,
-                user_text=self.text,
-                image_ids=[r.id for r in self.refs],
-                reply=reply if outcome != "error" else "",
-                outcome=outcome,
-            )
-        )
-        del history[: -self.agent.settings.max_history_turns]
+        return await react.step(self, step_no)
 
 
 def _endpoint(model: Any) -> tuple[str, str]:
     return (str(getattr(model, "name", "")), str(getattr(model, "base_url", "") or ""))
-
-
-def _outcome(final: Terminal) -> Any:
-    match final:
-        case AnswerEvent(ended=True):
-            return "ended"
-        case AnswerEvent():
-            return "answered"
-        case AskUserEvent():
-            return "asked"
-        case _:
-            return "error"
-
-
-def _thought_of(text: str) -> str:
-    try:
-        return parse_step(text).thought
-    except ParseError:
-        return ""

@@ -7,8 +7,9 @@
 - The timeout counts running time: a call waiting for a free thread is not yet on the clock.
   At the timeout the call's context is marked cancelled, which well-behaved tools check.
 - A failure the model can fix (`ToolInputError`, invalid arguments, a timeout) becomes the
-  Observation. Anything else is our bug: it is logged and raised as `ToolCrashed`, which ends
-  the turn instead of blaming the model.
+  Observation. A tool that needs the person's answer (`NeedsUserInput`) raises `ToolAsks`.
+  Anything else is our bug: it is logged and raised as `ToolCrashed`, which ends the turn
+  instead of blaming the model.
 """
 
 from __future__ import annotations
@@ -23,13 +24,23 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from tools.base import Tool, ToolContext, ToolInputError, ToolResult
+from tools.base import NeedsUserInput, Tool, ToolContext, ToolInputError, ToolResult
 
 from .events import ImageInfo, ToolResultEvent
 
 log = logging.getLogger(__name__)
 
 _TOOL_THREADS = ThreadPoolExecutor(max_workers=16, thread_name_prefix="agent-tool")
+
+
+class ToolAsks(Exception):
+    """The tool stopped to ask the person something (`NeedsUserInput`): the turn asks it."""
+
+    def __init__(self, tool_name: str, question: str, result: ToolResultEvent) -> None:
+        super().__init__(question)
+        self.tool_name = tool_name
+        self.question = question
+        self.result = result  # the call as the trace shows it
 
 
 class ToolCrashed(Exception):
@@ -98,6 +109,16 @@ async def run_call(
     except (ToolInputError, ValidationError) as exc:
         message = f"Error: {one_line(exc)}"
         return _failed(tool, step, call_id, started, message, type(exc).__name__)
+    except NeedsUserInput as exc:
+        asked = ToolResultEvent(
+            step=step,
+            call_id=call_id,
+            tool=tool.name,
+            ok=True,
+            text=f"{tool.name} asks: {exc.question}",
+            duration=time.monotonic() - started,
+        )
+        raise ToolAsks(tool.name, exc.question, asked) from exc
     except Exception as exc:
         log.exception("tool %s failed", tool.name)
         message = f"{tool.name} failed unexpectedly."

@@ -6,20 +6,31 @@ import asyncio
 import contextlib
 import logging
 import time
+import uuid
 from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from tools.base import Tool
 
 from . import dialogue, prompts, telemetry
-from .events import AnswerEvent, AskUserEvent, ErrorEvent, ImageInfo, ModelCallEvent, NoticeEvent
+from .events import (
+    AnswerEvent,
+    AskUserEvent,
+    ErrorEvent,
+    ImageInfo,
+    ModelCallEvent,
+    NoticeEvent,
+    RunFinishedEvent,
+    RunStartedEvent,
+)
 from .images import ImageRef
-from .intake import turn_language
+from .intake import message_problem, prepare_images, turn_language
 from .messages import StepRecord, action_text, model_request
 from .models.base import ModelError, ModelRequest
 from .offload import Overdue, run_quick
 from .parser import Step
-from .session import Session
+from .session import Session, Turn
 from .style import TurnContext
 
 log = logging.getLogger(__name__)
@@ -173,7 +184,12 @@ class TurnState:
         return [*self.agent.tool_by_name, *prompts.CONTROL_ACTIONS]
 
     async def check(self, tool: Tool, params: dict[str, Any]) -> dialogue.Check:
-        """Validate off the event loop: a validator may parse (units through pint)."""
+        """Validate off the event loop, with a deadline: a validator may parse (units through
+        pint). A quick tool declares its whole work small and bounded (its hostile inputs are
+        tested to stay so), and is checked inline like it runs inline: a thread hop would cost
+        more than the check."""
+        if getattr(tool, "quick", False):
+            return dialogue.check(tool, params)
         try:
             return await run_quick(dialogue.check, tool, params, what=f"{tool.name} arguments")
         except Overdue as exc:
@@ -181,3 +197,75 @@ class TurnState:
             return dialogue.Check(
                 invalid={"input": "these values took too long to check; use simpler ones"}
             )
+
+    async def intake(self, images: Sequence[str | Path | bytes | ImageRef]) -> Terminal | None:
+        agent = self.agent
+        problem = message_problem(
+            self.text,
+            len(images),
+            max_chars=agent.settings.max_message_chars,
+            max_images=agent.settings.max_images_per_message,
+            language=self.language,
+        )
+        if problem is None:
+            self.refs, refused = await prepare_images(self.session.images, images)
+            for sentence in refused:
+                self.emit(NoticeEvent(message=sentence))
+        self.emit(
+            RunStartedEvent(
+                run_id=uuid.uuid4().hex[:12],
+                model=agent.model.name,
+                offline=getattr(agent.model, "offline", False),
+                language=self.language,
+                style=agent.style.name,
+                protocol=self.protocol,
+                images=[image_info(r) for r in self.refs],
+            )
+        )
+        if problem is None and (self.text or self.refs):
+            return None
+        # Refused as a whole: the conversation and its task stay as they were.
+        return ErrorEvent(
+            message=problem or "Type a question or attach an image first.", kind="input"
+        )
+
+    def finish(self, final: Terminal) -> None:
+        """`run_finished` with the statistics, then the terminal event, always last."""
+        self.emit(
+            RunFinishedEvent(
+                status=_outcome(final),
+                model=self.agent.model.name,
+                model_calls=self.model_calls,
+                steps=self.tool_calls,
+                duration=time.monotonic() - self.started,
+                protocol=self.protocol,
+            )
+        )
+        self.emit(final)
+
+    def remember(self, final: Terminal) -> None:
+        outcome = _outcome(final)
+        reply = getattr(final, "text", None) or getattr(final, "question", None) or ""
+        history = self.session.history
+        history.append(
+            Turn(
+                language=self.language,
+                user_text=self.text,
+                image_ids=[r.id for r in self.refs],
+                reply=reply if outcome != "error" else "",
+                outcome=outcome,
+            )
+        )
+        del history[: -self.agent.settings.max_history_turns]
+
+
+def _outcome(final: Terminal) -> Any:
+    match final:
+        case AnswerEvent(ended=True):
+            return "ended"
+        case AnswerEvent():
+            return "answered"
+        case AskUserEvent():
+            return "asked"
+        case _:
+            return "error"

@@ -10,6 +10,7 @@ import pytest
 
 from agent.config import Settings
 from agent.events import (
+    TRACE_ADAPTER,
     AnswerDeltaEvent,
     AnswerEvent,
     AskUserEvent,
@@ -112,10 +113,27 @@ def test_each_event_type_shows_where_a_person_looks():
     assert seen == dict.fromkeys(EVENT_CLASSES, True)
 
 
-def test_a_downloaded_trace_renders_as_the_turn_did():
+def test_a_downloaded_trace_renders_as_the_turn_did_without_the_servers_image_files():
     events = list(ONE_OF_EACH.values())
     again = load_trace(export_trace(events))
-    assert render(again, question="q").messages == render(events, question="q").messages
+    shown = render(events, question="q").messages
+    # The export names images by id and size; their files stay on the server.
+    for message in shown:
+        if isinstance(message["content"], list):
+            message["content"] = message["content"][0]
+    assert render(again, question="q").messages == shown
+
+
+def test_an_export_carries_no_server_paths_and_an_old_one_still_loads():
+    events = list(ONE_OF_EACH.values())
+    exported = export_trace(events)
+    assert b"/tmp/sessions" not in exported and b'"path"' not in exported
+    again = load_trace(exported)
+    assert [i.id for i in again[0].images] == ["img_2"] and again[0].images[0].path == ""
+    # Exports made before carried each image's path; they load as they are.
+    old = TRACE_ADAPTER.dump_json(events)
+    assert b"/tmp/sessions/img_2.png" in old
+    assert load_trace(old)[0].images[0].path == IMAGE.path
 
 
 def test_page_values_show_the_conversation_the_trace_and_the_status():

@@ -15,6 +15,7 @@ from tests.conftest import Echo
 from tools.convert_units import ConvertUnits
 from ui.handlers import PageHandlers
 from ui.page_state import PageState, Prefs
+from ui.trace_view import page_values
 
 ECHO = ['Thought: echo it.\nAction: echo\nAction Input: {"text": "hi"}', "Answer: It said hi."]
 
@@ -88,6 +89,18 @@ async def test_stop_marks_the_running_turn_stopped_and_offers_its_trace():
     assert chat[-1]["content"] == "Stopped before it finished."
     assert "Stopped" in titles(trace)
     assert download.interactive and Path(state.trace_file).exists()
+
+
+async def test_a_turn_cancelled_without_stop_shows_as_stopped_not_thinking():
+    page = handlers("Thought: I will take my time with this one.\nAnswer: late", delay=0.05)
+    stream = page.chat({"text": "anything"}, None)
+    _, _, state, _ = await anext(stream)
+    await stream.aclose()  # a client's cancel, or a client gone: no Stop handler runs
+    chat, *_ = page_values(state)
+    assert chat[-1] == {"role": "assistant", "content": "Stopped before it finished."}
+    assert Path(state.trace_file).exists()
+    # Stop afterwards changes nothing more.
+    assert page.stop(state)[1] == page_values(state)[1]
 
 
 async def test_clear_forgets_the_conversation_and_the_trace_file():

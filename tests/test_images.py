@@ -106,6 +106,17 @@ def test_ids_are_unique_and_the_same_bytes_give_the_same_ref(
     assert store.ids() == ["img_1", "img_2"]
 
 
+def test_file_names_cannot_be_guessed_from_the_ids(store: ImageStore) -> None:
+    a = store.load(encoded(photo(64, 48), "PNG"))
+    b = store.add(Image.new("RGB", (8, 8)), "made by a tool")
+    names = [Path(ref.path).name for ref in (a, b)]
+    assert [n.split("-")[0] for n in names] == ["img_1", "img_2"]
+    assert all(len(n.split("-")[1].split(".")[0]) >= 24 for n in names)
+    # A second store numbers from 1 again, under other names.
+    other = ImageStore(root=store.root.parent / "other").load(encoded(photo(64, 48), "PNG"))
+    assert other.id == "img_1" and Path(other.path).name != names[0]
+
+
 def test_the_same_upload_at_once_from_two_threads_gets_one_id(store: ImageStore) -> None:
     data = encoded(photo(800, 600), "JPEG")
     refs: list[ImageRef] = []

@@ -74,6 +74,21 @@ class ToolInputError(ValueError):
         self.tool_name = tool_name
 
 
+class NeedsUserInput(Exception):
+    """The tool cannot go on without the person's answer: an MCP server asked for it mid-call
+    (elicitation). The agent puts `question` to the person and, on their next message, makes the
+    same call again with the reply in `ToolContext.replies`. `schema` is the JSON schema of the
+    answer the tool asked for."""
+
+    def __init__(
+        self, question: str, *, tool_name: str = "", schema: dict[str, Any] | None = None
+    ) -> None:
+        super().__init__(question)
+        self.question = question
+        self.tool_name = tool_name
+        self.schema = schema or {}
+
+
 class ToolSettings(BaseModel):
     """The settings tools read, handed over by the app (`agent.config.Settings.tool_settings()`)
     so that tools never import the agent.
@@ -85,6 +100,7 @@ class ToolSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     plugin_dir: Path | None = None
+    mcp_config: Path | None = None
     variables: dict[str, str] = Field(default_factory=dict)
 
 
@@ -106,17 +122,23 @@ _LOOSE_IMAGE_ID = re.compile(
 
 
 class ToolContext:
-    """The only door from a tool to the outside: images by id, progress notes, cancellation."""
+    """The only door from a tool to the outside: images by id, progress notes, cancellation,
+    and the conversation's language, "en" or "zh", which a tool writes its sentences in."""
 
     def __init__(
         self,
         images: ImageAccess,
         progress: Callable[[str], None] | None = None,
         session_id: str = "",
+        language: str = "en",
+        replies: Sequence[str] = (),
     ) -> None:
         self._images = images
         self._progress = progress or (lambda message: None)
         self.session_id = session_id
+        self.language = language_key(language)
+        # The person's answers, in order, to what this same call asked before (`NeedsUserInput`).
+        self.replies = list(replies)
         self.cancelled = False
 
     def open_image(self, image_id: str) -> Image.Image:
@@ -150,6 +172,16 @@ class ToolContext:
         self._progress(message)
 
 
+def language_key(language: str | None) -> str:
+    """ "zh" for any way of naming Chinese (zh, zh-CN, zh_TW), else "en"."""
+    return "zh" if str(language or "").lower().startswith("zh") else "en"
+
+
+def language_of(ctx: ToolContext | None) -> str:
+    """The language a tool's result is written in; English when run without a context."""
+    return ctx.language if ctx is not None else "en"
+
+
 class Tool:
     """Base class for tools. Subclasses set the class attributes and implement `run`.
 
@@ -168,6 +200,9 @@ class Tool:
     quick: ClassVar[bool] = False
     # Tools that prepare an image for others (zoom, edit) run first when several fit: stage 0.
     stage: ClassVar[int] = 1
+    # Whether a call reaches past this process (an HTTP service, an MCP server) and may change
+    # something there; an approval step keys on it.
+    acts_on_world: ClassVar[bool] = False
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
         """Arguments the offline model can read from `text`; missing ones are asked for."""

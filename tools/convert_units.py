@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult
+from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult, language_of
 from tools.phrases import fill_slot, normalise, reply_value, split_pair
 from tools.unit_names import ALIASES
 
@@ -116,6 +116,28 @@ def resolve_unit(text: str) -> Any:
 
 def format_number(value: float) -> str:
     return f"{value:.10g}"
+
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+@functools.cache
+def _chinese_names() -> dict[str, str]:
+    """pint's name of a unit -> the Chinese name people write, the first one the alias table
+    gives for it (公里 rather than 千米)."""
+    names: dict[str, str] = {}
+    for alias in ALIASES:
+        if _CJK.search(alias) and _is_unit(alias):
+            names.setdefault(str(resolve_unit(alias)), alias)
+    return names
+
+
+def unit_name(unit: Any, language: str) -> str:
+    """How a unit is written in a result: its Chinese name in Chinese when it has one, else
+    its symbol (km, mi, °C)."""
+    if language == "zh" and str(unit) in _chinese_names():
+        return _chinese_names()[str(unit)]
+    return f"{unit:~P}"
 
 
 class ConvertArgs(StrictArgs):
@@ -294,7 +316,11 @@ class ConvertUnits(Tool):
             raise ToolInputError(
                 "The converted value is too large to represent; use a smaller value."
             )
-        text = f"{format_number(args.value)} {source:~P} = {format_number(magnitude)} {target:~P}"
+        language = language_of(ctx)
+        text = (
+            f"{format_number(args.value)} {unit_name(source, language)} = "
+            f"{format_number(magnitude)} {unit_name(target, language)}"
+        )
         return ToolResult(
             text=text,
             data={

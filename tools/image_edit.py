@@ -9,7 +9,7 @@ from typing import Any, Literal
 from PIL import Image, ImageFilter, ImageOps
 from pydantic import Field, field_validator
 
-from tools.base import StrictArgs, Tool, ToolContext, ToolResult, image_id_from
+from tools.base import StrictArgs, Tool, ToolContext, ToolResult, image_id_from, language_of
 from tools.image_refs import without_references
 
 Operation = Literal["rotate", "flip", "grayscale", "autocontrast", "sharpen"]
@@ -87,13 +87,14 @@ def _per_channel(image: Image.Image, edit: Any) -> Image.Image:
     return edit(image)
 
 
-def apply(image: Image.Image, args: ImageEditArgs) -> tuple[Image.Image, str]:
-    """The edited image and a few words on what was done."""
+def apply(image: Image.Image, args: ImageEditArgs, language: str = "en") -> tuple[Image.Image, str]:
+    """The edited image and a few words on what was done, in `language`."""
+    w = _SAID[language]
     if args.operation == "rotate":
         angle = args.degrees % 360
         if angle == 0:
-            return image.copy(), "rotated 0° (unchanged)"
-        turn = "clockwise" if args.degrees > 0 else "counter-clockwise"
+            return image.copy(), w["unchanged"]
+        turn = w["clockwise" if args.degrees > 0 else "anticlockwise"]
         fill = (0, 0, 0, 0) if image.mode == "RGBA" else "white"
         exact = {90: Image.Transpose.ROTATE_270, 180: Image.Transpose.ROTATE_180,
                  270: Image.Transpose.ROTATE_90}  # fmt: skip
@@ -104,19 +105,46 @@ def apply(image: Image.Image, args: ImageEditArgs) -> tuple[Image.Image, str]:
             rotated = image.rotate(
                 -angle, expand=True, resample=Image.Resampling.BICUBIC, fillcolor=fill
             )
-        return rotated, f"rotated {abs(args.degrees):g}° {turn}"
+        return rotated, w["rotated"].format(degrees=f"{abs(args.degrees):g}", turn=turn)
     if args.operation == "flip":
         if args.direction == "vertical":
-            return ImageOps.flip(image), "flipped vertically (upside down)"
-        return ImageOps.mirror(image), "flipped horizontally (mirrored)"
+            return ImageOps.flip(image), w["vertical"]
+        return ImageOps.mirror(image), w["horizontal"]
     if args.operation == "grayscale":
-        return ImageOps.grayscale(image), "converted to grayscale"
+        return ImageOps.grayscale(image), w["grayscale"]
     if args.operation == "autocontrast":
-        return _per_channel(image, lambda im: ImageOps.autocontrast(im, cutoff=1)), (
-            "contrast stretched (autocontrast)"
-        )
+        return _per_channel(image, lambda im: ImageOps.autocontrast(im, cutoff=1)), w["contrast"]
     sharpen = ImageFilter.UnsharpMask(radius=2, percent=160, threshold=2)
-    return _per_channel(image, lambda im: im.filter(sharpen)), "sharpened"
+    return _per_channel(image, lambda im: im.filter(sharpen)), w["sharpened"]
+
+
+# What was done, and the result's sentence, per language.
+_SAID = {
+    "en": {
+        "unchanged": "rotated 0° (unchanged)",
+        "clockwise": "clockwise",
+        "anticlockwise": "counter-clockwise",
+        "rotated": "rotated {degrees}° {turn}",
+        "vertical": "flipped vertically (upside down)",
+        "horizontal": "flipped horizontally (mirrored)",
+        "grayscale": "converted to grayscale",
+        "contrast": "contrast stretched (autocontrast)",
+        "sharpened": "sharpened",
+        "done": "{source} {done}: new image {new}, {size}.",
+    },
+    "zh": {
+        "unchanged": "旋转 0°（未改变）",
+        "clockwise": "顺时针",
+        "anticlockwise": "逆时针",
+        "rotated": "{turn}旋转 {degrees}°",
+        "vertical": "上下翻转（倒置）",
+        "horizontal": "左右翻转（镜像）",
+        "grayscale": "转为灰度",
+        "contrast": "拉伸对比度（自动对比度）",
+        "sharpened": "锐化",
+        "done": "{source} 已{done}：新图片 {new}，{size}。",
+    },
+}
 
 
 class ImageEdit(Tool):
@@ -176,9 +204,13 @@ class ImageEdit(Tool):
 
     def run(self, args: ImageEditArgs, ctx: ToolContext) -> ToolResult:
         image = ctx.open_image(args.image_id)
-        edited, done = apply(image, args)
+        language = language_of(ctx)
+        edited, done = apply(image, args, language)
         out = ctx.add_image(edited, label=f"{args.operation} of {args.image_id}")
-        text = f"{args.image_id} {done}: new image {out.id}, {out.width}x{out.height}."
+        size = f"{out.width}x{out.height}"
+        text = _SAID[language]["done"].format(
+            source=args.image_id, done=done, new=out.id, size=size
+        )
         data = {"source": args.image_id, "operation": args.operation, "image": out.model_dump()}
         if args.operation == "rotate":
             data["degrees"] = args.degrees

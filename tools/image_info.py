@@ -10,7 +10,7 @@ from typing import Any
 from PIL import ExifTags
 from pydantic import Field
 
-from tools.base import StrictArgs, Tool, ToolContext, ToolResult, image_id_from
+from tools.base import StrictArgs, Tool, ToolContext, ToolResult, image_id_from, language_of
 
 # EXIF text is written by whoever made the file; keep it short and printable.
 MAX_TEXT = 80
@@ -147,37 +147,74 @@ def summarise_exif(exif: dict[str, Any] | None) -> dict[str, Any]:
     return found
 
 
-def _describe(info: dict[str, Any], exif: dict[str, Any]) -> str:
+# The sentence's parts, per language; sizes, formats, camera names and numbers stay as they are.
+_SAID = {
+    "en": {
+        "size": "The image is {size} pixels{kind}",
+        "kind": ", {kind}",
+        "mode": " ({})",
+        "downscaled": "; you see it downscaled to {size}",
+        "end": ".",
+        "no_exif": " No camera metadata (EXIF: camera, date taken, exposure, GPS) in it.",
+        "camera": "Camera: {}",
+        "lens": "lens: {}",
+        "taken": "taken: {}",
+        "exposure": "exposure: {}",
+        "gps": "GPS position: {latitude:.6f}, {longitude:.6f}",
+        "altitude": ", altitude {altitude:g} m",
+        "no_gps": "no GPS position",
+        "list": ", ",
+        "parts": "; ",
+        "exif": " {parts}.",
+    },
+    "zh": {
+        "size": "这张图片为 {size} 像素{kind}",
+        "kind": "，{kind}",
+        "mode": "（{}）",
+        "downscaled": "；看到的是缩小到 {size} 的副本",
+        "end": "。",
+        "no_exif": "其中没有相机元数据（EXIF：相机、拍摄时间、曝光、GPS）。",
+        "camera": "相机：{}",
+        "lens": "镜头：{}",
+        "taken": "拍摄时间：{}",
+        "exposure": "曝光：{}",
+        "gps": "GPS 位置：{latitude:.6f}, {longitude:.6f}",
+        "altitude": "，海拔 {altitude:g} 米",
+        "no_gps": "没有 GPS 位置",
+        "list": "，",
+        "parts": "；",
+        "exif": "{parts}。",
+    },
+}
+
+
+def _describe(info: dict[str, Any], exif: dict[str, Any], language: str = "en") -> str:
+    w = _SAID[language]
     size = f"{info['width']}x{info['height']}"
-    mode = f"({info['mode']})" if info.get("mode") else ""
-    kind = " ".join(v for v in (info.get("format"), mode) if v)
-    text = f"The image is {size} pixels{', ' + kind if kind else ''}"
+    mode = w["mode"].format(info["mode"]) if info.get("mode") else ""
+    kind = ((info.get("format") or "") + mode).strip()
+    text = w["size"].format(size=size, kind=w["kind"].format(kind=kind) if kind else "")
     if (info["prepared_width"], info["prepared_height"]) != (info["width"], info["height"]):
-        text += f"; you see it downscaled to {info['prepared_width']}x{info['prepared_height']}"
-    text += "."
+        prepared = f"{info['prepared_width']}x{info['prepared_height']}"
+        text += w["downscaled"].format(size=prepared)
+    text += w["end"]
     if not exif:
-        return text + " No camera metadata (EXIF: camera, date taken, exposure, GPS) in it."
-    parts = []
-    if "camera" in exif:
-        parts.append(f"Camera: {exif['camera']}")
-    if "lens" in exif:
-        parts.append(f"lens: {exif['lens']}")
-    if "taken" in exif:
-        parts.append(f"taken: {exif['taken']}")
+        return text + w["no_exif"]
+    parts = [w[key].format(exif[key]) for key in ("camera", "lens", "taken") if key in exif]
     settings = [exif[k] for k in ("exposure_time", "f_number", "focal_length") if k in exif]
     if "iso" in exif:
         settings.append(f"ISO {exif['iso']}")
     if settings:
-        parts.append("exposure: " + ", ".join(settings))
+        parts.append(w["exposure"].format(w["list"].join(settings)))
     if "gps" in exif:
         gps = exif["gps"]
-        where = f"GPS position: {gps['latitude']:.6f}, {gps['longitude']:.6f}"
+        where = w["gps"].format(**gps)
         if "altitude_m" in gps:
-            where += f", altitude {gps['altitude_m']:g} m"
+            where += w["altitude"].format(altitude=gps["altitude_m"])
         parts.append(where)
     else:
-        parts.append("no GPS position")
-    return text + " " + "; ".join(parts) + "."
+        parts.append(w["no_gps"])
+    return text + w["exif"].format(parts=w["parts"].join(parts))
 
 
 class ImageInfo(Tool):
@@ -235,4 +272,4 @@ class ImageInfo(Tool):
         data = {"image_id": args.image_id, **info, "exif": exif}
         if meta.get("source_name"):
             data["file_name"] = _text(meta["source_name"])
-        return ToolResult(text=_describe(info, exif), data=data)
+        return ToolResult(text=_describe(info, exif, language_of(ctx)), data=data)

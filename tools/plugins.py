@@ -115,6 +115,7 @@ class PluginTool(Tool):
     manifest: ClassVar[PluginManifest]
     settings: ClassVar[ToolSettings | None] = None
     uses_images = False
+    acts_on_world = True
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
         found: dict[str, Any] = {}

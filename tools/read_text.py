@@ -12,7 +12,15 @@ import numpy as np
 from PIL import Image, ImageOps
 from pydantic import Field, field_validator
 
-from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult, image_id_from
+from tools.base import (
+    StrictArgs,
+    Tool,
+    ToolContext,
+    ToolInputError,
+    ToolResult,
+    image_id_from,
+    language_of,
+)
 from tools.ocr_pool import EngineSpec, EngineUnavailable, OcrPool, WorkerLost, WorkersBusy
 from tools.ocr_words import Gaps, is_cjk, tidy_line
 
@@ -51,12 +59,6 @@ ENGINE = EngineSpec(
     ],
 )
 POOL = OcrPool(ENGINE)
-
-_NOTES = {
-    "waiting": "all OCR workers are busy; waiting for one…",
-    "loading": "loading OCR engine…",
-    "reading": "reading text…",
-}
 
 
 class OcrUnavailable(ToolInputError):
@@ -227,7 +229,7 @@ def recognise(
             np.asarray(prepared),
             cancelled=(lambda: ctx.cancelled) if ctx is not None else (lambda: False),
             deadline=deadline,
-            note=lambda stage: ctx.progress(_NOTES[stage]) if ctx is not None else None,
+            note=lambda stage: ctx.progress(_SAID[language_of(ctx)][stage]) if ctx else None,
         )
     gray = np.asarray(prepared.convert("L"))
     pieces = []
@@ -307,28 +309,52 @@ class ReadText(Tool):
 
     def run(self, args: ReadTextArgs, ctx: ToolContext) -> ToolResult:
         image = ctx.open_image(args.image_id)
+        w = _SAID[language_of(ctx)]
         lines = recognise(image, args.min_confidence, ctx, self.timeout)
         data = {"image_id": args.image_id, "lines": lines}
         if not lines:
             bar = args.min_confidence > ENGINE_MIN_SCORE
-            threshold = f" with confidence of at least {args.min_confidence:g}" if bar else ""
-            return ToolResult(
-                text=(
-                    f"No text was found in the image{threshold}. If there is small print, "
-                    "zoom into it and read the zoomed image."
-                ),
-                data=data,
-            )
+            threshold = w["threshold"].format(args.min_confidence) if bar else ""
+            return ToolResult(text=w["none"].format(threshold=threshold), data=data)
         shown, length = [], 0
         for line in lines:
             entry = line["text"] + (" (?)" if line["confidence"] < DOUBTFUL else "")
             if length + len(entry) > MAX_TEXT_CHARS:
-                shown.append(f"… and {len(lines) - len(shown)} more lines")
+                shown.append(w["more"].format(len(lines) - len(shown)))
                 break
             shown.append(entry)
             length += len(entry) + 1
-        noun = "line" if len(lines) == 1 else "lines"
+        count = w["line" if len(lines) == 1 else "lines"].format(len(lines))
         doubtful = any(line["confidence"] < DOUBTFUL for line in lines)
-        note = "; (?) marks a doubtful reading" if doubtful else ""
-        head = f"Text found ({len(lines)} {noun}, top to bottom{note}):\n"
-        return ToolResult(text=head + "\n".join(shown), data=data)
+        head = w["head"].format(count=count, note=w["doubtful"] if doubtful else "")
+        return ToolResult(text=head + "\n" + "\n".join(shown), data=data)
+
+
+# The result's words per language. A doubtful line ends in "(?)" in both: a mark, not a word.
+_SAID = {
+    "en": {
+        "waiting": "all OCR workers are busy; waiting for one…",
+        "loading": "loading OCR engine…",
+        "reading": "reading text…",
+        "threshold": " with confidence of at least {:g}",
+        "none": "No text was found in the image{threshold}. If there is small print, zoom into "
+        "it and read the zoomed image.",
+        "more": "… and {} more lines",
+        "line": "{} line",
+        "lines": "{} lines",
+        "doubtful": "; (?) marks a doubtful reading",
+        "head": "Text found ({count}, top to bottom{note}):",
+    },
+    "zh": {
+        "waiting": "OCR 引擎都在忙，正在排队…",
+        "loading": "正在加载 OCR 引擎…",
+        "reading": "正在识别文字…",
+        "threshold": "（置信度不低于 {:g}）",
+        "none": "图片中没有找到文字{threshold}。如果有小字，请先放大，再识别放大后的图片。",
+        "more": "……还有 {} 行",
+        "line": "{} 行",
+        "lines": "{} 行",
+        "doubtful": "；(?) 表示识别得没有把握",
+        "head": "识别到的文字（{count}，从上到下{note}）：",
+    },
+}

@@ -3,7 +3,8 @@
 A tool is added by dropping a module into `tools/` (each concrete `Tool` subclass defined there
 is instantiated with no arguments) or a manifest into `assets/plugins/` (or the folder the
 settings name, `AGENT_PLUGIN_DIR`). A module or manifest that fails to load is logged and
-skipped, so one broken tool never takes the app down.
+skipped, so one broken tool never takes the app down. The tools of the MCP servers in the
+settings' `mcp.json` (`AGENT_MCP_CONFIG`) join as `server.tool` (`tools.mcp_tools`).
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from tools.base import Tool, ToolSettings
+from tools.mcp_tools import mcp_tools
 from tools.plugins import load_plugins
 
 log = logging.getLogger(__name__)
 
 PACKAGE = "tools"
-# Modules that hold machinery rather than tools.
+# Modules that hold machinery rather than tools (and every `mcp_*` module).
 NOT_TOOL_MODULES = frozenset({"base", "registry", "plugins"})
 DEFAULT_PLUGIN_DIR = Path(__file__).resolve().parent.parent / "assets" / "plugins"
 
@@ -55,7 +57,7 @@ def builtin_tools(package: str = PACKAGE) -> list[Tool]:
     root = importlib.import_module(package)
     tools: list[Tool] = []
     for info in pkgutil.iter_modules(root.__path__):
-        if info.name in NOT_TOOL_MODULES or info.name.startswith("_"):
+        if info.name in NOT_TOOL_MODULES or info.name.startswith(("_", "mcp_")):
             continue
         try:
             module = importlib.import_module(f"{package}.{info.name}")
@@ -76,11 +78,13 @@ def _unique(tools: Iterable[Tool]) -> list[Tool]:
 
 
 def default_tools(settings: ToolSettings | None = None) -> list[Tool]:
-    """The built-in tools and the enabled plugins, sorted by name; built-ins win a name clash.
+    """The built-in tools, the enabled plugins and the MCP servers' tools, sorted by name;
+    built-ins win a name clash.
 
     Without settings the plugins come from `assets/plugins/`, each switched on only by its own
-    environment variable."""
-    return _unique([*builtin_tools(), *load_plugins(plugin_dir(settings), settings)])
+    environment variable, and there are no MCP tools."""
+    plugins = load_plugins(plugin_dir(settings), settings)
+    return _unique([*builtin_tools(), *plugins, *mcp_tools(settings)])
 
 
 def tool_map(tools: Iterable[Tool]) -> dict[str, Tool]:

@@ -8,7 +8,15 @@ from typing import Any
 from PIL import Image
 from pydantic import Field
 
-from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult, image_id_from
+from tools.base import (
+    StrictArgs,
+    Tool,
+    ToolContext,
+    ToolInputError,
+    ToolResult,
+    image_id_from,
+    language_of,
+)
 
 # A code's content is whatever its maker put there; keep what reaches the model bounded.
 MAX_TEXT_CHARS = 1000
@@ -95,21 +103,35 @@ class ScanCode(Tool):
         image = ctx.open_image(args.image_id)
         codes = scan(image)
         data = {"image_id": args.image_id, "codes": codes}
+        w = _SAID[language_of(ctx)]
         if not codes:
-            return ToolResult(
-                text=(
-                    "No QR code or barcode was found in the image. If a code is there but "
-                    "small or blurred, zoom into it first and scan the zoomed image."
-                ),
-                data=data,
-            )
+            return ToolResult(text=w["none"], data=data)
         lines = []
         for i, code in enumerate(codes, 1):
             content = code["text"]
             if len(content) > MAX_TEXT_CHARS:
-                content = content[:MAX_TEXT_CHARS] + f"… ({len(code['text'])} characters in all)"
+                content = content[:MAX_TEXT_CHARS] + w["cut"].format(len(code["text"]))
             x0, y0, x1, y1 = code["box"]
-            lines.append(f"{i}. {code['type']} at ({x0},{y0})-({x1},{y1}): {content}")
-        noun = "code" if len(codes) == 1 else "codes"
-        text = f"Found {len(codes)} {noun}:\n" + "\n".join(lines)
-        return ToolResult(text=text, data=data)
+            lines.append(w["line"].format(i, code["type"], f"({x0},{y0})-({x1},{y1})", content))
+        head = w["one" if len(codes) == 1 else "many"].format(len(codes))
+        return ToolResult(text=head + "\n" + "\n".join(lines), data=data)
+
+
+# The result's words per language; a code's type and content are shown as the decoder read them.
+_SAID = {
+    "en": {
+        "none": "No QR code or barcode was found in the image. If a code is there but small or "
+        "blurred, zoom into it first and scan the zoomed image.",
+        "cut": "… ({} characters in all)",
+        "line": "{}. {} at {}: {}",
+        "one": "Found {} code:",
+        "many": "Found {} codes:",
+    },
+    "zh": {
+        "none": "图片中没有找到二维码或条形码。如果码很小或模糊，请先放大，再扫描放大后的图片。",
+        "cut": "……（共 {} 个字符）",
+        "line": "{}. {}，位置 {}：{}",
+        "one": "找到 {} 个码：",
+        "many": "找到 {} 个码：",
+    },
+}

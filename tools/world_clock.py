@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo, available_timezones
 
 from pydantic import Field
 
-from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult
+from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult, language_of
 from tools.phrases import normalise, reply_value
 
 
@@ -263,8 +263,7 @@ class WorldClock(Tool):
             if abbreviation[:1] in ("", "+", "-") or abbreviation == "UTC"
             else (f"{offset}, {abbreviation}")
         )
-        where = args.place if args.place == zone_name else f"{args.place} ({zone_name})"
-        text = f"In {where} it is {local:%H:%M} on {local:%A, %Y-%m-%d} ({label})."
+        text = _sentence(language_of(ctx), args.place, zone_name, local, label)
         return ToolResult(
             text=text,
             data={
@@ -275,3 +274,18 @@ class WorldClock(Tool):
                 "abbreviation": local.tzname(),
             },
         )
+
+
+_WEEKDAYS_ZH = ("星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日")
+
+
+def _sentence(language: str, place: str, zone: str, local: datetime, label: str) -> str:
+    """The time as the person reads it; the zone and the offset stay as written everywhere."""
+    if language == "zh":
+        # A name in Latin letters keeps a space before the Chinese that follows it.
+        where = f"{place} " if place == zone else f"{place}（{zone}）"
+        day = _WEEKDAYS_ZH[local.weekday()]
+        label = label.replace(", ", "，")
+        return f"{where}现在是 {local:%H:%M}，{day}，{local:%Y-%m-%d}（{label}）。"
+    where = place if place == zone else f"{place} ({zone})"
+    return f"In {where} it is {local:%H:%M} on {local:%A, %Y-%m-%d} ({label})."

@@ -9,7 +9,15 @@ from typing import Any, Literal
 from PIL import Image
 from pydantic import Field, field_validator
 
-from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult, image_id_from
+from tools.base import (
+    StrictArgs,
+    Tool,
+    ToolContext,
+    ToolInputError,
+    ToolResult,
+    image_id_from,
+    language_of,
+)
 from tools.image_refs import without_references
 
 MIN_FACTOR = 1.0
@@ -217,12 +225,18 @@ class Zoom(Tool):
         size = (max(1, round(crop.width * factor)), max(1, round(crop.height * factor)))
         if size != crop.size:
             crop = crop.resize(size, Image.Resampling.LANCZOS)
-        where = f"box {args.box}" if args.box is not None else f"the {args.region} region"
-        out = ctx.add_image(crop, label=f"zoom of {args.image_id}: {where}")
-        capped = " (capped by the output size limit)" if factor < args.factor - 1e-6 else ""
-        text = (
-            f"Zoomed into {where} of {args.image_id} (pixels {x0},{y0} to {x1},{y1}), enlarged "
-            f"{factor:.3g}x{capped}: new image {out.id}, {out.width}x{out.height}."
+        out = ctx.add_image(crop, label=f"zoom of {args.image_id}: {_where(args, 'en')}")
+        language = language_of(ctx)
+        w = _SAID[language]
+        text = w["done"].format(
+            where=_where(args, language),
+            source=args.image_id,
+            pixels=f"{x0},{y0}",
+            to=f"{x1},{y1}",
+            factor=f"{factor:.3g}",
+            capped=w["capped"] if factor < args.factor - 1e-6 else "",
+            new=out.id,
+            size=f"{out.width}x{out.height}",
         )
         data = {
             "source": args.image_id,
@@ -231,3 +245,30 @@ class Zoom(Tool):
             "image": out.model_dump(),
         }
         return ToolResult(text=text, images=[out], data=data)
+
+
+# The result's words per language; ids, pixels and sizes are written the same in both.
+_SAID = {
+    "en": {
+        "capped": " (capped by the output size limit)",
+        "done": "Zoomed into {where} of {source} (pixels {pixels} to {to}), enlarged {factor}x"
+        "{capped}: new image {new}, {size}.",
+    },
+    "zh": {
+        "capped": "（受输出尺寸上限限制）",
+        "done": "已放大 {source} 的{where}（像素 {pixels} 到 {to}），放大 {factor} 倍{capped}："
+        "新图片 {new}，{size}。",
+    },
+}
+_REGIONS_ZH = {
+    "top-left": "左上角", "top": "上方", "top-right": "右上角", "left": "左侧", "center": "中央",
+    "right": "右侧", "bottom-left": "左下角", "bottom": "下方", "bottom-right": "右下角",
+    "top-half": "上半部分", "bottom-half": "下半部分", "left-half": "左半部分",
+    "right-half": "右半部分", "whole": "整张图片",
+}  # fmt: skip
+
+
+def _where(args: ZoomArgs, language: str) -> str:
+    if language == "zh":
+        return f"方框 {args.box} 内的区域" if args.box is not None else _REGIONS_ZH[args.region]
+    return f"box {args.box}" if args.box is not None else f"the {args.region} region"

@@ -2,5 +2,7 @@
 
 `trace_view` turns agent events into page values and needs no gradio; `page_state` is what one
 browser session owns; `handlers` are what the page's inputs and buttons call; `examples` are
-the requests offered under the input.
+the requests offered under the input. `access` decides what a visitor may ask of the server's
+key and network, and how often; `sweeper` removes what idle conversations leave behind;
+`server` is the page's `gr.Blocks`, which runs the sweep while it serves.
 """

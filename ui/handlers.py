@@ -7,6 +7,7 @@ streams page values. Nothing here needs a launched page, so tests call the handl
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -21,8 +22,10 @@ from agent.images import ImageRef
 from agent.intake import message_problem, prepare_images
 from agent.runner import Agent
 
+from .access import Access
 from .labels import t
 from .page_state import PageState, Prefs, TurnRecord, default_model, default_prefs
+from .sweeper import LIVE
 from .trace_view import TurnView, page_values
 
 STREAM_INTERVAL = 0.05
@@ -49,9 +52,24 @@ class PageHandlers:
         self.prefs0 = default_prefs(self.env)
         self.injected = model_factory is not None
         self.make_model = model_factory or (lambda prefs: default_model(prefs, self.env))
+        self.access = Access(self.env)
 
     def new_state(self) -> PageState:
-        return PageState(replace(self.prefs0), self.env)
+        state = PageState(replace(self.prefs0), self.env)
+        LIVE.touch(state)
+        return state
+
+    def use(self, state: PageState | None, tell: bool = True) -> PageState:
+        """The session's state, made on first use and marked as used now. A conversation the
+        idle sweep closed says so once (`tell`; a warning needs a queued event)."""
+        if state is None:
+            return self.new_state()
+        LIVE.touch(state)
+        if state.expired and tell:
+            state.expired = False
+            minutes = f"{self.env.session_idle_minutes:g}"
+            gr.Warning(t("session_expired", state.prefs.language).format(minutes=minutes))
+        return state
 
     def model_for(self, state: PageState) -> Any:
         # Injected factories (tests) give a fresh model per turn; ours is kept per session.
@@ -71,10 +89,31 @@ class PageHandlers:
     async def run_turn(
         self, state: PageState, text: str, files: Sequence[str | ImageRef]
     ) -> AsyncIterator[tuple]:
+        await self._check(state, text, files)
+        state.running += 1
+        try:
+            async with contextlib.aclosing(self._start_turn(state, text, files)) as updates:
+                async for update in updates:
+                    yield update
+        finally:
+            state.running -= 1
+            LIVE.touch(state)
+
+    async def _check(self, state: PageState, text: str, files: Sequence[Any]) -> None:
+        """Refuse a turn that may not start, in one sentence, before anything changes."""
         prefs = state.prefs
         problem = self.refusal({"text": text, "files": files}, prefs.language)
+        problem = problem or self.access.turn_problem(state)
+        if not problem and prefs.source != "offline":
+            # A custom base URL's host is looked up: off the event loop.
+            problem = await asyncio.to_thread(self.access.model_problem, prefs)
         if problem:
             raise gr.Error(problem, print_exception=False)
+
+    async def _start_turn(
+        self, state: PageState, text: str, files: Sequence[str | ImageRef]
+    ) -> AsyncIterator[tuple]:
+        prefs = state.prefs
         # Uploads the agent can use (prepared off the event loop), and one sentence for each
         # it cannot; uploads keep their file name for that.
         good, refused = await prepare_images(state.session.images, files)
@@ -84,6 +123,7 @@ class PageHandlers:
             if refused:
                 raise gr.Error(" ".join(refused), print_exception=False)
             raise gr.Error(t("empty_input", prefs.language), print_exception=False)
+        self.access.count_turn(state)
         session = state.session
         record = TurnRecord(
             text=text,
@@ -98,14 +138,28 @@ class PageHandlers:
             record.view.apply(notice)
         state.turns.append(record)
         del state.turns[: -self.env.max_history_turns]
-        yield page_values(state)
         try:
-            model = self.model_for(state)
-        except ModelNotConfigured as exc:
-            gr.Warning(str(exc))
-            state.turns.pop()
             yield page_values(state)
-            return
+            try:
+                model = self.model_for(state)
+            except ModelNotConfigured as exc:
+                gr.Warning(str(exc))
+                state.turns.remove(record)
+                yield page_values(state)
+                return
+            async with contextlib.aclosing(self._run_agent(state, record, model, good)) as run:
+                async for update in run:
+                    yield update
+        finally:
+            # A turn cancelled from outside (Stop, a client's cancel, a client gone) shows as
+            # stopped when the conversation goes on, never as still thinking.
+            if any(r is record for r in state.turns):
+                self._stopped(state, record)
+
+    async def _run_agent(
+        self, state: PageState, record: TurnRecord, model: Any, images: list[ImageRef]
+    ) -> AsyncIterator[tuple]:
+        prefs = state.prefs
         agent = Agent(
             model,
             self.tools,
@@ -117,8 +171,9 @@ class PageHandlers:
             image_detail=prefs.image_detail,
         )
         shown = 0.0
-        async with contextlib.aclosing(agent.run(text, good, session)) as events:
+        async with contextlib.aclosing(agent.run(record.text, images, state.session)) as events:
             async for event in events:
+                event = self.access.screen(event, prefs)
                 record.events.append(event)
                 record.view.apply(event)
                 now = time.monotonic()
@@ -132,47 +187,57 @@ class PageHandlers:
                 shown = now
                 yield page_values(state)
 
+    @staticmethod
+    def _stopped(state: PageState, record: TurnRecord) -> None:
+        if record.view.done:
+            return
+        record.view.stop()
+        # The cancelled turn left no history; its task starts over from before it.
+        state.session.task = record.task_before
+        state.write_trace(record)
+
     async def chat(self, message: dict | None, state: PageState | None) -> AsyncIterator[tuple]:
-        state = state or self.new_state()
+        state = self.use(state)
         message = message or {}
         text = str(message.get("text") or "")
         files = [_file_path(f) for f in message.get("files") or []]
-        async for update in self.run_turn(state, text, files):
-            yield update
+        # Each relay closes what it relays, so a cancel reaches the turn at once.
+        async with contextlib.aclosing(self.run_turn(state, text, files)) as updates:
+            async for update in updates:
+                yield update
 
     async def run_example(
         self, message: dict | None, state: PageState | None
     ) -> AsyncIterator[tuple]:
         # An example is a new request, not the answer to a question the agent left open.
-        state = state or self.new_state()
+        state = self.use(state)
         state.session.task = None
-        async for update in self.chat(message, state):
-            yield update
+        async with contextlib.aclosing(self.chat(message, state)) as updates:
+            async for update in updates:
+                yield update
 
     async def retry(self, state: PageState | None) -> AsyncIterator[tuple]:
-        state = state or self.new_state()
+        state = self.use(state)
         if not state.turns:
             yield page_values(state)
             return
+        await self._check(state, state.turns[-1].text, state.turns[-1].refs)
         last = state.turns.pop()
         session = state.session
         session.task = last.task_before
         del session.history[last.history_len :]
-        async for update in self.run_turn(state, last.text, last.refs):
-            yield update
+        async with contextlib.aclosing(self.run_turn(state, last.text, last.refs)) as updates:
+            async for update in updates:
+                yield update
 
     def stop(self, state: PageState | None) -> tuple:
-        state = state or self.new_state()
-        if state.turns and not state.turns[-1].view.done:
-            record = state.turns[-1]
-            record.view.stop()
-            # The cancelled turn left no history; its task starts over from before it.
-            state.session.task = record.task_before
-            state.write_trace(record)
+        state = self.use(state, tell=False)
+        if state.turns:
+            self._stopped(state, state.turns[-1])
         return (*page_values(state), self.download_update(state))
 
     def clear(self, state: PageState | None) -> tuple:
-        state = state or self.new_state()
+        state = self.use(state)
         state.reset()
         return (*page_values(state), None, self.download_update(state))
 
@@ -180,9 +245,15 @@ class PageHandlers:
         """The handler for one setting; a cleared field goes back to the default."""
 
         def handler(value: Any, state: PageState | None) -> tuple:
-            state = state or self.new_state()
-            default = getattr(self.prefs0, name)
-            setattr(state.prefs, name, value if value is not None else default)
+            state = self.use(state, tell=False)
+            problem = self.access.setting_problem(value, state.prefs.language)
+            if problem:
+                raise gr.Error(problem, print_exception=False)
+            if value is None:
+                value = getattr(self.prefs0, name)
+            elif name == "base_url":
+                value = self.access.base_url_from_page(str(value))
+            setattr(state.prefs, name, value)
             return state, self.banner_update(state.prefs)
 
         return handler
@@ -190,7 +261,12 @@ class PageHandlers:
     def take_message(self, message: dict | None, state: PageState | None) -> tuple:
         """Move the typed message out of the input, so the input empties at once while the
         turn runs from the copy; if the turn cannot start, the words stay to send again."""
-        if self.refusal(message, state.prefs.language if state else self.prefs0.language):
+        prefs = state.prefs if state else self.prefs0
+        if (
+            self.refusal(message, prefs.language)
+            or self.access.turn_problem(state)
+            or self.access.model_problem(prefs)
+        ):
             return gr.skip(), message  # the turn says why; the words stay in the input
         try:
             if state is not None and not self.injected:

@@ -1,11 +1,19 @@
-"""The page's words: the trace panel's labels, and the page text kept in assets/ui_text.json."""
+"""The page's words: the trace panel's labels, and the page text kept in assets/ui_text.json.
+
+The page text reaches the browser through Gradio's I18n and follows the browser's language; the
+trace labels and the status line are made on the server and follow the session's language,
+which starts as the browser's (`browser_language`) and changes with the Language setting.
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
-LABELS: dict[str, dict[str, str]] = {
+from agent.models.offline import NAME as OFFLINE_NAME
+
+LABELS: dict[str, dict[str, Any]] = {
     "en": {
         "turn": "Turn {n}",
         "model": "Model",
@@ -27,10 +35,14 @@ LABELS: dict[str, dict[str, str]] = {
         "nothing": "nothing",
         "asked": "Asked the user",
         "error": "Error",
-        "stats": "{calls} model call(s) · {seconds:.1f} s",
         "calls": "{calls} model call(s)",
+        "seconds": "{seconds:.1f} s",
         "stopped": "Stopped",
         "stopped_text": "Stopped before it finished.",
+        # Punctuation differs too: Chinese text takes full-width colons and brackets.
+        "named": "{}: {}",
+        "field": "**{}:** {}",
+        "aside": " ({})",
         "status": {
             "collecting": "collecting",
             "calling": "calling",
@@ -60,10 +72,14 @@ LABELS: dict[str, dict[str, str]] = {
         "nothing": "无",
         "asked": "向用户提问",
         "error": "错误",
-        "stats": "{calls} 次模型调用 · {seconds:.1f} 秒",
         "calls": "{calls} 次模型调用",
+        "seconds": "{seconds:.1f} 秒",
         "stopped": "已停止",
         "stopped_text": "在完成前被停止。",
+        "named": "{}：{}",
+        # Bold ends before the full-width colon: after one, Markdown would not end it.
+        "field": "**{}**：{}",
+        "aside": "（{}）",
         "status": {
             "collecting": "收集参数",
             "calling": "调用中",
@@ -80,5 +96,53 @@ UI_TEXT: dict[str, dict[str, str]] = json.loads(
 )
 
 
+def language_key(language: str | None) -> str:
+    """ "zh" for any way of naming Chinese (zh, zh-CN, zh_TW), else "en"."""
+    return "zh" if str(language or "").lower().startswith("zh") else "en"
+
+
 def t(key: str, language: str) -> str:
-    return UI_TEXT.get(language, UI_TEXT["en"])[key]
+    return UI_TEXT[language_key(language)][key]
+
+
+def words(language: str) -> dict[str, Any]:
+    """The trace labels in `language`."""
+    return LABELS[language_key(language)]
+
+
+def calls_text(calls: int, language: str) -> str:
+    """ "3 model call(s)", "3 次模型调用"."""
+    return words(language)["calls"].format(calls=calls)
+
+
+def model_name(model: str, offline: bool, language: str) -> str:
+    """A model as the page names it: the offline demo model in the page's language, any other
+    offline model with that said beside its name."""
+    w = words(language)
+    if offline and model == OFFLINE_NAME:
+        return w["offline"]
+    if offline and "offline" not in model.lower():
+        return model + w["aside"].format(w["offline"])
+    return model
+
+
+def stats_text(calls: int, seconds: float, language: str) -> str:
+    """What a finished turn cost: "2 model call(s) · 0.4 s", "2 次模型调用 · 0.4 秒"."""
+    return f"{calls_text(calls, language)} · {words(language)['seconds'].format(seconds=seconds)}"
+
+
+def browser_language(accept_language: str | None) -> str | None:
+    """The session language for a browser's Accept-Language header: Chinese when the language
+    the browser prefers is Chinese (zh, zh-CN, zh-TW...), else English, as Gradio's I18n picks
+    the page text; None without a header (an API client), which keeps the default."""
+    ranked = []
+    for order, part in enumerate((accept_language or "").split(",")):
+        tag, _, params = part.strip().partition(";")
+        name, _, value = params.strip().partition("=")
+        try:
+            quality = float(value) if name.strip().lower() == "q" else 1.0
+        except ValueError:
+            quality = 0.0
+        if tag.strip() and quality > 0:
+            ranked.append((-quality, order, tag.strip()))
+    return language_key(min(ranked)[2]) if ranked else None

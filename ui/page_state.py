@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import functools
 import shutil
 import tempfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,8 +70,22 @@ def default_model(prefs: Prefs, env: Settings) -> Any:
 @functools.cache
 def sessions_root() -> Path:
     """One folder for every session's prepared images, each session in its own folder with a
-    random name; the page serves this folder and assets/, nothing else of the disk."""
-    return Path(tempfile.mkdtemp(prefix="agent-sessions-"))
+    random name; the page serves this folder and the example images, nothing else of the disk.
+    """
+    return _process_folder("agent-sessions-")
+
+
+@functools.cache
+def traces_root() -> Path:
+    """One folder for every session's trace files; not served (a download is a copy)."""
+    return _process_folder("agent-traces-")
+
+
+def _process_folder(prefix: str) -> Path:
+    # Sessions do not outlive the process, so neither do their files.
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    return root
 
 
 @dataclass
@@ -93,7 +109,16 @@ class PageState:
         self.trace_file: str | None = None
         self._session: Session | None = None
         self._dir: str | None = None
+        self._images_dir: str | None = None
         self._model: tuple[tuple, Any] | None = None
+        # For the idle sweep (ui.sweeper): when a handler last used this, and turns running.
+        self.last_used = time.monotonic()
+        self.running = 0
+        # Set when the sweep closed this conversation, until the person is told.
+        self.expired = False
+        # For the turn limits (ui.access); Clear does not reset them.
+        self.turns_started = 0
+        self.turn_starts: list[float] = []
 
     def model(self, make: Callable[[Prefs], Any]) -> Any:
         """This session's hosted model, made again only when its settings change: building
@@ -108,9 +133,10 @@ class PageState:
     def session(self) -> Session:
         # Made on first use: a Session holds a lock, which gr.State could not copy.
         if self._session is None:
+            # Under the one folder the page may serve, so the trace can show tool images.
+            self._images_dir = tempfile.mkdtemp(prefix="session-", dir=sessions_root())
             store = ImageStore(
-                # Under the one folder the page may serve, so the trace can show tool images.
-                root=tempfile.mkdtemp(prefix="session-", dir=sessions_root()),
+                root=self._images_dir,
                 max_side=self.env.max_image_side,
                 max_bytes=int(self.env.max_upload_mb * 1024 * 1024),
             )
@@ -120,19 +146,29 @@ class PageState:
     @property
     def folder(self) -> Path:
         if self._dir is None:
-            self._dir = tempfile.mkdtemp(prefix="agent-page-")
+            self._dir = tempfile.mkdtemp(prefix="page-", dir=traces_root())
         return Path(self._dir)
+
+    def folders(self) -> list[Path]:
+        """The folders this session has on disk now."""
+        return [Path(d) for d in (self._images_dir, self._dir) if d is not None]
 
     def reset(self) -> None:
         self.close()
         self.turns = []
         self.trace_file = None
 
+    def expire(self) -> None:
+        """Close an idle conversation: its files go, and it starts over when used again."""
+        self.reset()
+        self.expired = True
+
     def close(self) -> None:
         self._model = None
-        if self._session is not None:
-            shutil.rmtree(self._session.images.root, ignore_errors=True)
-            self._session = None
+        if self._images_dir is not None:
+            shutil.rmtree(self._images_dir, ignore_errors=True)
+            self._images_dir = None
+        self._session = None
         if self._dir is not None:
             shutil.rmtree(self._dir, ignore_errors=True)
             self._dir = None

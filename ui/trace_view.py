@@ -34,7 +34,7 @@ from agent.events import (
     ToolResultEvent,
 )
 
-from .labels import LABELS, t
+from .labels import calls_text, model_name, stats_text, t, words
 
 if TYPE_CHECKING:
     from .page_state import PageState
@@ -69,7 +69,8 @@ class TurnView:
 
     def __init__(self, number: int = 1, language: str = "en", question: str = "") -> None:
         self.number = number
-        self.words = LABELS.get(language, LABELS["en"])
+        self.language = language
+        self.words = words(language)
         self.turn_id = f"turn-{number}"
         self.messages: list[dict[str, Any]] = []
         self.answer = ""
@@ -77,6 +78,7 @@ class TurnView:
         self.model = ""
         self.offline = False
         self.stats: RunFinishedEvent | None = None
+        self.stopped = False
         self.notices: list[str] = []
         self.images: list[Any] = []
         self._by_id: dict[str, dict[str, Any]] = {}
@@ -84,7 +86,7 @@ class TurnView:
         self._seq = 0
         title = self.words["turn"].format(n=number)
         if question:
-            title += f": {_snippet(question)}"
+            title = self.words["named"].format(title, _snippet(question))
         self._add(self.turn_id, title, "", status="pending")
 
     # -- the mapping ------------------------------------------------------------------------------
@@ -97,14 +99,13 @@ class TurnView:
             case RunStartedEvent():
                 self.model, self.offline = event.model, event.offline
                 self.images = list(event.images)
-                offline = f" ({w['offline']})" if _needs_label(event) else ""
-                lines = [f"**{w['model']}:** {event.model}{offline}"]
+                lines = [w["field"].format(w["model"], self.model_name)]
                 if event.images:
                     shown = ", ".join(f"{i.id} {i.width}×{i.height}" for i in event.images)
-                    lines.append(f"**{w['images']}:** {shown}")
+                    lines.append(w["field"].format(w["images"], shown))
                 turn = self._by_id[self.turn_id]
                 turn["content"] = "\n\n".join(lines)
-                turn["metadata"]["log"] = event.model
+                turn["metadata"]["log"] = self.model_name
             case NoticeEvent():
                 self.notices.append(event.message)
                 self._add(self._next("notice"), w["notice"], event.message, status="done")
@@ -131,7 +132,7 @@ class TurnView:
             case ToolCallEvent():
                 self._close_thoughts()
                 content = f"**{w['arguments']}**\n{_block(event.arguments)}"
-                title = f"{w['tool']}: {event.tool}"
+                title = w["named"].format(w["tool"], event.tool)
                 self._add(
                     f"call-{event.call_id}", title, content, status="pending", log=w["running"]
                 )
@@ -142,7 +143,7 @@ class TurnView:
             case ToolResultEvent():
                 self._tool_result(event)
             case StepRetryEvent():
-                title = f"{w['retry']} ({w['thought']} {event.step})"
+                title = w["retry"] + w["aside"].format(f"{w['thought']} {event.step}")
                 self._add(self._next("retry"), title, event.reason, status="done")
             case TaskStateEvent():
                 self._task_state(event)
@@ -163,17 +164,22 @@ class TurnView:
                 self.stats = event
                 self._close_thoughts()
                 turn = self._by_id[self.turn_id]
+                calls = calls_text(event.model_calls, self.language)
                 turn["metadata"].update(
                     status="done",
                     duration=round(event.duration, 2),
                     # The duration shows beside the title already.
-                    log=f"{event.model} · " + w["calls"].format(calls=event.model_calls),
+                    log=f"{self.name_of(event.model)} · {calls}",
                 )
             case _:
                 assert_never(event)
 
     def stop(self) -> None:
-        """Mark what was still running as stopped (the person pressed Stop)."""
+        """Mark what was still running as stopped (the person pressed Stop, or the turn was
+        cancelled some other way); a finished or already stopped turn stays as it is."""
+        if self.done:
+            return
+        self.stopped = True
         w = self.words
         for message in self.messages:
             meta = message["metadata"]
@@ -189,7 +195,7 @@ class TurnView:
 
     @property
     def done(self) -> bool:
-        return self.final is not None
+        return self.final is not None or self.stopped
 
     @property
     def stats_line(self) -> str:
@@ -197,9 +203,14 @@ class TurnView:
         if self.stats is None:
             return ""
         s = self.stats
-        label = f" ({self.words['offline']})" if _needs_label(s, self.offline) else ""
-        stats = self.words["stats"].format(calls=s.model_calls, seconds=s.duration)
-        return f"{s.model}{label} · {stats}"
+        return f"{self.name_of(s.model)} · {stats_text(s.model_calls, s.duration, self.language)}"
+
+    @property
+    def model_name(self) -> str:
+        return self.name_of(self.model)
+
+    def name_of(self, model: str) -> str:
+        return model_name(model, self.offline, self.language)
 
     # -- helpers ----------------------------------------------------------------------------------
 
@@ -207,15 +218,16 @@ class TurnView:
         w = self.words
         key = f"call-{event.call_id}"
         if key not in self._by_id:
-            self._add(key, f"{w['tool']}: {event.tool}", "")
+            self._add(key, w["named"].format(w["tool"], event.tool), "")
         message = self._by_id[key]
-        label = w["result"] if event.ok else f"{w['result']} ({w['failed']})"
+        failed = w["aside"].format(w["failed"])
+        label = w["result"] if event.ok else w["result"] + failed
         text = event.text if event.ok else (event.error or event.text)
         body = f"{message['content']}\n\n**{label}**\n\n{text}".strip()
         paths = [i.path for i in event.images if i.path]
         message["content"] = [body, *({"path": p} for p in paths)] if paths else body
         message["metadata"].update(
-            title=f"{w['tool']}: {event.tool}" + ("" if event.ok else f" ({w['failed']})"),
+            title=w["named"].format(w["tool"], event.tool) + ("" if event.ok else failed),
             status="done",
             duration=round(event.duration, 2),
             log="" if event.ok else w["failed"],
@@ -231,8 +243,9 @@ class TurnView:
             return
         known = ", ".join(f"{k} = {v}" for k, v in event.known.items()) or w["nothing"]
         missing = ", ".join(event.missing) or w["nothing"]
-        content = f"**{w['known']}:** {known}\n\n**{w['missing']}:** {missing}"
-        title = f"{w['task']}: {event.tool or '—'}"
+        known_line = w["field"].format(w["known"], known)
+        content = f"{known_line}\n\n{w['field'].format(w['missing'], missing)}"
+        title = w["named"].format(w["task"], event.tool or "—")
         status_word = w["status"].get(event.status, event.status)
         if key in self._by_id:
             message = self._by_id[key]
@@ -271,12 +284,6 @@ class TurnView:
         self.messages.append(message)
         self._by_id[key] = message
         return message
-
-
-def _needs_label(event: Any, offline: bool | None = None) -> bool:
-    """Whether the model's name needs 'offline' beside it to say so."""
-    offline = getattr(event, "offline", False) if offline is None else offline
-    return bool(offline) and "offline" not in event.model.lower()
 
 
 def _snippet(text: str, limit: int = 48) -> str:
@@ -319,7 +326,7 @@ def chat_messages(state: PageState) -> list[dict[str, Any]]:
         if view.answer:
             messages.append({"role": "assistant", "content": view.answer})
         elif not view.done:
-            working = {"title": LABELS[state.prefs.language]["thinking"], "status": "pending"}
+            working = {"title": words(state.prefs.language)["thinking"], "status": "pending"}
             messages.append({"role": "assistant", "content": "", "metadata": working})
     return messages
 
@@ -348,7 +355,9 @@ def _markdown_with_images(content: list[Any]) -> str:
     for part in content:
         if isinstance(part, dict) and part.get("path"):
             path = Path(part["path"])
-            parts.append(f"![{path.stem}](/gradio_api/file={quote(str(path))})")
+            # The file is named `<id>-<random token>`; the id alone is the image's name.
+            name = path.stem.partition("-")[0]
+            parts.append(f"![{name}](/gradio_api/file={quote(str(path))})")
         else:
             parts.append(str(part))
     return "\n\n".join(parts)
@@ -361,5 +370,5 @@ def status_text(state: PageState) -> str:
     if view.stats_line:
         return view.stats_line
     if view.model:
-        return f"{t('working', state.prefs.language)} · {view.model}"
+        return f"{t('working', state.prefs.language)} · {view.model_name}"
     return t("working", state.prefs.language)

@@ -17,6 +17,7 @@ import pytest
 import app
 from agent.models import OfflineModel, ScriptedModel
 from tests.support.local import CHROMIUM, CHROMIUM_FLAGS, serve
+from ui.examples import EXAMPLE_SETS
 
 pytestmark = pytest.mark.browser
 
@@ -25,6 +26,8 @@ ROOT = Path(app.__file__).resolve().parent
 EXAMPLES = ROOT / "assets" / "examples"
 MODEL = {"factory": lambda: OfflineModel()}
 TURN_DONE = re.compile(r"model call")
+ZH_DONE = re.compile(r"次模型调用")
+ZH_EXAMPLES = [label for label, _ in EXAMPLE_SETS["zh"]]
 
 
 @pytest.fixture(scope="module")
@@ -120,8 +123,8 @@ def test_every_example_finishes(page):
         "Zoom into small print, then read it": "LOT",
         "A calculation": "347",
         "Convert 5 miles (asks for the unit)": "unit",
-        "中文：北京现在几点？": "Asia/Shanghai",
-        "中文：现在几点了？（会追问城市）": "城市",
+        "The time in Beijing": "Asia/Shanghai",
+        "What time is it? (asks for the city)": "city",
         "A question no tool can answer": "cannot",
     }
     for number, (label, needle) in enumerate(expected.items(), start=1):
@@ -162,8 +165,63 @@ def test_page_text_follows_a_chinese_browser(browser, url):
         sync_api.expect(page.locator("#banner")).to_contain_text("离线演示模型")
         page.locator("#settings").get_by_text("设置").click()
         sync_api.expect(page.locator("#source")).to_contain_text("OpenAI 兼容接口")
+        # The Language setting starts at the browser's language.
+        sync_api.expect(page.locator("#language input[value=zh]")).to_be_checked()
+        # The input is named in Chinese, as a whole and as the text box.
+        sync_api.expect(page.get_by_role("group", name="输入问题或附上图片")).to_be_visible()
+        sync_api.expect(page.get_by_role("textbox", name=re.compile("^输入问题"))).to_be_visible()
+        # The examples are the Chinese set, asked in Chinese.
+        examples = page.locator("#examples")
+        for label in ZH_EXAMPLES:
+            sync_api.expect(examples.get_by_text(label, exact=True)).to_be_visible()
+        sync_api.expect(examples.get_by_text("Read the text on a sign")).to_be_hidden()
+        # An empty message is refused in Chinese.
+        page.press("#input textarea", "Enter")
+        sync_api.expect(page.get_by_text("请先输入问题或附上图片。")).to_be_visible()
+        # A dialogue's labels: the task, what is known and what is missing; the status line.
+        examples.get_by_text("现在几点了？（会追问城市）", exact=True).click()
+        trace = page.locator("#trace")
+        trace.get_by_text("第 1 轮", exact=False).first.wait_for()
+        sync_api.expect(page.locator("#run-status")).to_contain_text(ZH_DONE)
+        assert "城市" in last_reply(page)
+        trace.get_by_text("任务：world_clock").last.click()
+        sync_api.expect(trace).to_contain_text("已知：")
+        sync_api.expect(trace).to_contain_text("缺少：place")
+        ask(page, "北京")
+        trace.get_by_text("第 2 轮", exact=False).first.wait_for()
+        sync_api.expect(page.locator("#run-status")).to_contain_text(
+            re.compile(r"次模型调用 · \d+\.\d 秒")
+        )
+        # The answer, tool result included, is Chinese.
+        sync_api.expect(page.locator("#chat .bot-row").last).to_contain_text(
+            "北京（Asia/Shanghai）现在是"
+        )
+        trace.get_by_text("工具：world_clock").last.click()
+        for label in ("参数", "结果"):
+            sync_api.expect(trace).to_contain_text(label)
+        for english in ("Turn", "Tool:", "Arguments", "Result", "Task:", "model call"):
+            assert english not in trace.inner_text() + page.locator("#run-status").inner_text()
     finally:
         page.context.close()
+
+
+def test_page_text_stays_english_in_an_english_browser(page):
+    page.locator("#settings").get_by_text("Settings").click()
+    sync_api.expect(page.locator("#language input[value=en]")).to_be_checked()
+    sync_api.expect(page.get_by_role("group", name="Multimedia input field")).to_be_visible()
+    sync_api.expect(
+        page.get_by_role("textbox", name=re.compile("^Type a question"))
+    ).to_be_visible()
+    examples = page.locator("#examples")
+    sync_api.expect(examples.get_by_text("Read the text on a sign", exact=True)).to_be_visible()
+    sync_api.expect(examples.get_by_text(ZH_EXAMPLES[0])).to_be_hidden()
+    examples.get_by_text("What time is it? (asks for the city)", exact=True).click()
+    wait_turn_done(page, 1)
+    page.locator("#trace").get_by_text("Task: world_clock").last.click()
+    sync_api.expect(page.locator("#trace")).to_contain_text("Missing: place")
+    # Choosing Chinese in Settings shows the Chinese examples.
+    page.locator("#language").get_by_text("中文").click()
+    sync_api.expect(examples.get_by_text(ZH_EXAMPLES[0], exact=True)).to_be_visible()
 
 
 def test_screenshot_mid_run(page, model, tmp_path):

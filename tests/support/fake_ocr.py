@@ -89,3 +89,16 @@ class Sleeper(Hi):
     def __call__(self, image: Any, **settings: Any) -> Any:
         time.sleep(1.0)
         return [[BOX, "slept", 0.99]], [0.0]
+
+
+class TwoLines(Hi):
+    """Reads two lines, the second doubtful, or nothing in an image of one colour."""
+
+    def __call__(self, image: Any, **settings: Any) -> Any:
+        low, high = image.convert("L").getextrema()
+        if low == high:
+            return None, [0.0]
+        return [
+            [[[5, 5], [90, 5], [90, 20], [5, 20]], "OPEN 9:00", 0.99],
+            [[[5, 30], [90, 30], [90, 45], [5, 45]], "营业中", 0.6],
+        ], [0.0]

@@ -8,10 +8,14 @@ from tools.image_refs import ImageChoice
 
 from .words import CONTENT, listing, position_words, words_for
 
-_FOUND_NOTHING = re.compile(r"^No\b[^.\n]*\bfound\b", re.IGNORECASE)
-_CODE_LINE = re.compile(r"^\d+\. (.+?) at \(\d+,\d+\)-\(\d+,\d+\): ", re.MULTILINE)
+# The tools write their results in the conversation's language: each form is read in both.
+_FOUND_NOTHING = re.compile(r"^(?:No\b[^.\n]*\bfound\b|图片中没有找到)", re.IGNORECASE)
+_CODE_LINE = re.compile(
+    r"^\d+\. (.+?)(?: at |，位置 )\(\d+,\d+\)-\(\d+,\d+\)(?:: |：)", re.MULTILINE
+)
 _PRICE = re.compile(r"\d+[.,]\d{2}\b")
-_TEXT_HEAD = re.compile(r"^Text found \(([^\n]*)\):\n")
+_TEXT_HEAD = re.compile(r"^(?:Text found \([^\n]*\):|识别到的文字（[^\n]*）：)\n")
+_PHOTO_FACTS = ("Camera:", "taken:", "JPEG", "相机：", "拍摄时间：")
 # Words on a receipt, a sign or a label; an image shows the one whose words it has most.
 _TEXT_CUES = {
     "receipt": (
@@ -79,7 +83,7 @@ def text_lines(observation: str) -> tuple[list[str], bool] | None:
     head = _TEXT_HEAD.match(observation)
     if not head:
         return None
-    return observation[head.end() :].split("\n"), "(?)" in head.group(1)
+    return observation[head.end() :].split("\n"), "(?)" in head.group(0)
 
 
 def shows(content: str | None, observation: str) -> bool:
@@ -87,7 +91,7 @@ def shows(content: str | None, observation: str) -> bool:
     if content == "code":
         return bool(codes(observation))
     if content == "photo":
-        return "Camera:" in observation or "taken:" in observation or "JPEG" in observation
+        return any(fact in observation for fact in _PHOTO_FACTS)
     read = text_lines(observation)
     if content not in _TEXT_CUES or read is None:
         return False
@@ -128,9 +132,9 @@ def result(image: str | None, observation: str, language: str) -> str:
 def nothing(observation: str, images: list[str], language: str) -> str:
     words = words_for(language)
     tried = listing(images, language, "or")
-    if observation.startswith("No QR code"):
+    if observation.startswith(("No QR code", "图片中没有找到二维码")):
         return words["no_code"].format(images=tried)
-    if observation.startswith("No text"):
+    if observation.startswith(("No text", "图片中没有找到文字")):
         return words["no_text"].format(images=tried)
     return words["nothing_in"].format(observation=observation, images=tried)
 

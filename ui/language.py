@@ -1,0 +1,93 @@
+"""The page's language: it starts as the browser's, and the Language setting changes it.
+
+Gradio's I18n already shows the page text in the browser's language; the session's language
+(the trace labels, the status line, the toasts, the example set) is set from the same browser
+when the page loads, so the two agree until the person picks another in Settings.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import gradio as gr
+
+from .labels import browser_language, language_key
+from .page_state import PageState
+
+LANGUAGES = ("en", "zh")
+
+# Gradio writes these accessible names in English whatever the page's language; a Chinese page
+# names them in Chinese. The input's own name is its placeholder, which I18n already translates.
+ARIA_ZH = {
+    "Multimedia input field": "输入问题或附上图片",
+    "Click to upload or drop files": "点击上传或拖入文件",
+    "File upload": "文件上传",
+    "Upload a file": "上传图片",
+    "Submit": "发送",
+    "Stop": "停止",
+    "Uploaded files": "已附上的图片",
+    "File thumbnail": "图片缩略图",
+    "Remove file": "移除图片",
+    "Uploading": "正在上传",
+    "chatbot conversation": "对话内容",
+    "Copy conversation": "复制对话",
+    "Reset to default value": "恢复默认值",
+    "Gradio footer navigation": "Gradio 页脚导航",
+}
+# Names Gradio makes from a label: "range slider for 温度" becomes "温度（滑块）".
+ARIA_PREFIXES_ZH = {"range slider for ": "{}（滑块）", "number input for ": "{}（数值输入）"}
+
+
+def example_visibility(language: str) -> list[Any]:
+    """Updates that show the example set of `language` and hide the others, in LANGUAGES order."""
+    shown = language_key(language)
+    return [gr.Dataset(visible=key == shown) for key in LANGUAGES]
+
+
+def on_page_load(
+    new_state: Callable[[], PageState],
+) -> Callable[[PageState | None, gr.Request], tuple]:
+    """The handler that starts a session in its browser's language: it sets the session's
+    language, the Language setting and the example set."""
+
+    def handler(state: PageState | None, request: gr.Request) -> tuple:
+        state = state or new_state()
+        headers = getattr(request, "headers", None) or {}
+        language = browser_language(headers.get("accept-language")) or state.prefs.language
+        state.prefs.language = language_key(language)
+        return (state, state.prefs.language, *example_visibility(state.prefs.language))
+
+    return handler
+
+
+def aria_script(title: str) -> str:
+    """Browser code that, on a Chinese page, gives the tab its Chinese `title` and Gradio's
+    English accessible names their Chinese words, including those of parts shown later (the
+    settings, an upload's thumbnail): at most once a frame while the page changes."""
+    words = json.dumps(ARIA_ZH, ensure_ascii=False)
+    prefixes = json.dumps(ARIA_PREFIXES_ZH, ensure_ascii=False)
+    return f"""() => {{
+  if (!(navigator.language || "").toLowerCase().startsWith("zh")) return;
+  document.title = {json.dumps(title, ensure_ascii=False)};
+  const words = {words};
+  const prefixes = Object.entries({prefixes});
+  const said = (name) => {{
+    if (words[name]) return words[name];
+    const found = prefixes.find(([english]) => name.startsWith(english));
+    return found ? found[1].replace("{{}}", name.slice(found[0].length)) : null;
+  }};
+  const relabel = () => {{
+    waiting = false;
+    document.querySelectorAll("[aria-label]").forEach((el) => {{
+      const name = said(el.getAttribute("aria-label"));
+      if (name) el.setAttribute("aria-label", name);
+    }});
+  }};
+  let waiting = false;
+  new MutationObserver(() => {{
+    if (!waiting) {{ waiting = true; requestAnimationFrame(relabel); }}
+  }}).observe(document.body, {{ subtree: true, childList: true }});
+  relabel();
+}}"""

@@ -1,0 +1,216 @@
+"""The page as an MCP server (`AGENT_MCP_SERVER=1`): the image tools and utilities, and
+`ask_agent`, one whole turn of the agent. Gradio serves them at /gradio_api/mcp/.
+
+Gradio's MCP server makes each named endpoint a tool named after its function (on a Space the
+name gets the Space's name in front: `<space>_read_text`), typed by its input components and
+described by its docstring. A tool's image parameter is a `gr.Image` input, which Gradio fills
+from an http(s) URL or a data URL (`data:image/png;base64,…`); each call loads it into an image
+store of its own, runs the tool through a `ToolContext` as the agent would, and removes the
+store. These endpoints exist only with the MCP server on: otherwise `/chat` is the page's only
+named endpoint.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+import inspect
+import shutil
+import tempfile
+from collections.abc import Callable
+from typing import Any
+
+import gradio as gr
+from gradio import processing_utils
+from gradio.components.api_component import Api
+from PIL import Image
+from pydantic import ValidationError
+
+from agent.config import ModelNotConfigured
+from agent.images import ImageRejected, ImageStore
+from agent.runner import Agent
+from agent.tool_run import call_tool, one_line, timeout_for
+from tools.base import Tool, ToolContext, ToolInputError
+
+from .handlers import PageHandlers
+
+# The tools offered to MCP clients, by name: a stable list, not whatever happens to be loaded.
+EXPOSED = (
+    "read_text",
+    "zoom",
+    "image_edit",
+    "scan_code",
+    "image_info",
+    "colors",
+    "calculator",
+    "convert_units",
+    "world_clock",
+)
+# Tools whose result is an image; the rest answer in text.
+IMAGE_RESULTS = frozenset({"zoom", "image_edit"})
+IMAGE_PARAMETER = "The image: an http(s) URL, or a data URL such as data:image/png;base64,..."
+# The page's own endpoints, which mean nothing to an MCP client (they take and return page
+# state); ask_agent does their job.
+PAGE_ONLY = ("chat",)
+
+
+def add_mcp_endpoints(demo: gr.Blocks, page: PageHandlers) -> None:
+    """Add the MCP endpoints to `demo`; call inside its `with gr.Blocks()`."""
+    tools = {tool.name: tool for tool in page.tools}
+    with gr.Column(visible=False):
+        trigger = gr.Button(visible=False)  # never pressed: the endpoints are for MCP only
+        for name in EXPOSED:
+            if name in tools:
+                _tool_endpoint(trigger, tools[name], page)
+        answer = gr.Textbox()
+        text = Api(None, {"type": "string"}, label="text")
+        images = Api(None, {"type": "array", "items": {"type": "string"}}, label="images")
+        trigger.click(
+            _ask_agent(page),
+            [text, images],
+            answer,
+            api_name="ask_agent",
+            show_progress="hidden",
+        )
+    for block_fn in demo.fns.values():
+        if block_fn.api_name in PAGE_ONLY:
+            # gradio.mcp lists a function as a tool unless it is marked as something else.
+            getattr(block_fn.fn, "__func__", block_fn.fn)._mcp_type = "page"
+
+
+def _tool_endpoint(trigger: gr.Button, tool: Tool, page: PageHandlers) -> None:
+    properties = tool.schema().get("properties", {})
+    parameters, inputs, lines = [], [], []
+    for field, info in tool.Args.model_fields.items():
+        prop = {k: v for k, v in properties.get(field, {}).items() if k != "description"}
+        default = inspect.Parameter.empty if info.is_required() else info.get_default()
+        if field == "image_id":
+            name, description = "image", IMAGE_PARAMETER
+            inputs.append(gr.Image(type="filepath", label=name))
+        else:
+            name, description = field, " ".join((info.description or field).split())
+            value = None if default is inspect.Parameter.empty else default
+            inputs.append(Api(value, prop, label=name))
+        kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+        parameters.append(inspect.Parameter(name, kind, default=default))
+        lines.append(f"    {name}: {description}")
+
+    async def endpoint(*values: Any) -> Any:
+        given = dict(zip((p.name for p in parameters), values, strict=True))
+        return await run_tool(tool, given, page)
+
+    endpoint.__name__ = tool.name
+    endpoint.__doc__ = f"{tool.description}\n\nArgs:\n" + "\n".join(lines)
+    endpoint.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    outputs: list[Any] = [gr.Textbox(label="text")]
+    if tool.name in IMAGE_RESULTS:
+        outputs.append(gr.Image(type="pil", label="image"))
+    trigger.click(
+        endpoint,
+        inputs,
+        outputs,
+        api_name=tool.name,
+        api_description=tool.description,
+        queue=False,
+        show_progress="hidden",
+    )
+
+
+async def run_tool(tool: Tool, given: dict[str, Any], page: PageHandlers) -> Any:
+    """One call of `tool` with an image store of its own; the text, and the image if the tool
+    makes one. A problem is a `gr.Error` with the tool's sentence, which the client reads."""
+    env = page.env
+    store = ImageStore(max_side=env.max_image_side, max_bytes=int(env.max_upload_mb * 2**20))
+    timeout = timeout_for(tool, env.tool_timeout)
+    try:
+        arguments = {k: v for k, v in given.items() if k != "image" and v is not None}
+        if "image" in given:
+            if not given["image"]:
+                raise gr.Error("An image is needed: give its URL or a data URL.")
+            arguments["image_id"] = (await store.load_async(given["image"])).id
+        args = tool.Args.model_validate(arguments)
+        result = await call_tool(tool, args, ToolContext(store), timeout)
+        if tool.name not in IMAGE_RESULTS:
+            return result.text
+        image = None
+        if result.images:
+            with Image.open(result.images[-1].path) as opened:
+                image = opened.copy()
+        return result.text, image
+    except (ImageRejected, ToolInputError, ValidationError) as error:
+        raise gr.Error(one_line(error), print_exception=False) from None
+    except TimeoutError:
+        message = f"{tool.name} did not finish within {timeout:g} seconds."
+        raise gr.Error(message, print_exception=False) from None
+    finally:
+        shutil.rmtree(store.root, ignore_errors=True)
+
+
+def _ask_agent(page: PageHandlers) -> Callable[..., Any]:
+    async def ask_agent(text: str, images: list[str] | None = None) -> str:
+        """Ask the multimodal agent a question, with images if you have them: it reads text
+        (OCR), zooms, scans QR codes and barcodes, lists colours, calculates, converts units
+        and tells the time in a city, step by step, and answers in text. When it needs
+        something only you know, the answer is its question: ask again with the detail.
+
+        Args:
+            text: The question or request, in English or Chinese.
+            images: Images to ask about: http(s) URLs or data URLs (data:image/png;base64,...).
+        """
+        return await run_turn(page, text or "", images or [])
+
+    return ask_agent
+
+
+async def run_turn(page: PageHandlers, text: str, images: list[str]) -> str:
+    """A fresh conversation of one turn; the answer's text or the agent's question."""
+    prefs = page.prefs0
+    try:
+        model = page.make_model(prefs)
+    except ModelNotConfigured as error:
+        raise gr.Error(str(error), print_exception=False) from None
+    agent = Agent(
+        model,
+        page.tools,
+        settings=page.env,
+        language=prefs.language,
+        style=prefs.style,
+        max_steps=int(prefs.max_steps),
+        temperature=float(prefs.temperature),
+        image_detail=prefs.image_detail,
+    )
+    session = agent.new_session()
+    downloads = tempfile.mkdtemp(prefix="mcp-images-")
+    try:
+        sources = [await _image_source(item, downloads) for item in images]
+        final = None
+        async with contextlib.aclosing(agent.run(text, sources, session)) as events:
+            async for event in events:
+                final = event
+    finally:
+        shutil.rmtree(session.images.root, ignore_errors=True)
+        shutil.rmtree(downloads, ignore_errors=True)
+    if final is not None and final.type == "answer":
+        return final.text
+    if final is not None and final.type == "ask_user":
+        return final.question
+    message = getattr(final, "message", None) or "The agent gave no answer; please try again."
+    raise gr.Error(message, print_exception=False)
+
+
+async def _image_source(item: Any, folder: str) -> bytes | str:
+    """An image given as a data URL (its bytes) or an http(s) URL (fetched as Gradio fetches
+    images, refusing private addresses)."""
+    value = str(item or "").strip()
+    if value.startswith("data:"):
+        try:
+            return base64.b64decode(value.split(",", 1)[-1], validate=False)
+        except (binascii.Error, ValueError):
+            raise gr.Error("An image's data URL is not valid base64.") from None
+    if value.startswith(("http://", "https://")):
+        try:
+            return await processing_utils.async_ssrf_protected_download(value, folder)
+        except Exception as error:
+            raise gr.Error(f"The image at {value[:200]} could not be fetched: {error}") from None
+    raise gr.Error("Each image must be an http(s) URL or a data URL (data:image/...;base64,...).")

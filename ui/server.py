@@ -1,0 +1,59 @@
+"""What the page needs from the Gradio server it runs in, apart from its layout (app.py).
+
+`Page` is the page's `gr.Blocks`. While it is launched, idle conversations are swept
+(`ui.sweeper`) and Gradio's upload cache is too (`delete_cache`), both on the idle time in the
+settings. An input Gradio refuses before any handler runs (a file path that was never
+uploaded, a payload of the wrong shape) costs one log line and one sentence, not a traceback
+per request.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import gradio as gr
+from gradio.exceptions import InvalidPathError
+from pydantic import ValidationError
+
+from agent.config import Settings
+
+from .sweeper import sweep_interval, sweep_while
+
+log = logging.getLogger(__name__)
+
+REFUSED_INPUT = "That file was not uploaded through this page; attach it again and resend."
+MALFORMED_INPUT = "The request was not in the form this page takes; reload the page and resend."
+
+
+class Page(gr.Blocks):
+    def __init__(self, page_settings: Settings, **kwargs: Any) -> None:
+        idle = page_settings.session_idle_minutes * 60
+        every = max(1, round(sweep_interval(idle)))
+        # Uploads and the copies Gradio serves go when they are as old as an idle session.
+        kwargs.setdefault("delete_cache", (every, max(1, round(idle))))
+        super().__init__(**kwargs)
+        self.page_settings = page_settings
+        # The gr.State that holds each session's PageState; the layout sets it.
+        self.conversation_state: gr.State | None = None
+
+    def launch(self, *args: Any, **kwargs: Any) -> Any:
+        app_kwargs = dict(kwargs.pop("app_kwargs", None) or {})
+        app_kwargs.setdefault("lifespan", self._sweeping)
+        return super().launch(*args, app_kwargs=app_kwargs, **kwargs)
+
+    def _sweeping(self, app: Any) -> Any:
+        idle = self.page_settings.session_idle_minutes * 60
+        return sweep_while(app, idle, self.conversation_state)
+
+    async def preprocess_data(self, block_fn: Any, inputs: list[Any], *args: Any, **kw: Any):
+        try:
+            return await super().preprocess_data(block_fn, inputs, *args, **kw)
+        except InvalidPathError as exc:
+            log.warning("Refused an input to %s: %s", block_fn.name, exc)
+            raise gr.Error(REFUSED_INPUT, print_exception=False) from exc
+        except ValidationError as exc:
+            log.warning(
+                "Refused an input to %s: %d validation error(s)", block_fn.name, exc.error_count()
+            )
+            raise gr.Error(MALFORMED_INPUT, print_exception=False) from exc
