@@ -139,6 +139,35 @@ def png(tmp_path):
     return path
 
 
+@pytest.fixture
+def ocr_engine(monkeypatch):
+    """`ocr_engine("Hi", size=1)` makes text reading use a stand-in engine from
+    `tests.support.fake_ocr`, in worker processes of its own that always stop after the test."""
+    from tools import read_text
+    from tools.ocr_pool import OcrPool
+
+    pools = []
+
+    def use(name: str, size: int = 1) -> OcrPool:
+        spec = read_text.ENGINE.model_copy(update={"factory": f"tests.support.fake_ocr:{name}"})
+        pools.append(OcrPool(spec, size))
+        monkeypatch.setattr(read_text, "POOL", pools[-1])
+        return pools[-1]
+
+    yield use
+    for pool in pools:
+        pool.shutdown()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _ocr_workers_stop():
+    """No OCR worker process outlives the test run."""
+    yield
+    from tools.ocr_pool import shutdown_all
+
+    shutdown_all()
+
+
 async def collect(agent, text, images=(), session=None):
     return [event async for event in agent.run(text, images, session)]
 

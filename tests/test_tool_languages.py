@@ -10,7 +10,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-import rapidocr_onnxruntime
 from conftest import png_bytes as png
 from PIL import Image, ImageDraw
 from test_tool_image_info import photo_with_exif
@@ -119,24 +118,9 @@ def test_image_info(store):
 
 
 @pytest.fixture
-def fake_ocr(monkeypatch):
+def fake_ocr(ocr_engine):
     """An engine that reads two lines, the second doubtful, or nothing for a blank image."""
-
-    class FakeEngine:
-        def __init__(self, **settings):
-            pass
-
-        def __call__(self, image, **settings):
-            low, high = image.convert("L").getextrema()
-            if low == high:
-                return None, [0.0]
-            return [
-                [[[5, 5], [90, 5], [90, 20], [5, 20]], "OPEN 9:00", 0.99],
-                [[[5, 30], [90, 30], [90, 45], [5, 45]], "营业中", 0.6],
-            ], [0.0]
-
-    monkeypatch.setattr(read_text, "_engine", None)
-    monkeypatch.setattr(rapidocr_onnxruntime, "RapidOCR", FakeEngine)
+    ocr_engine("TwoLines")
 
 
 def test_read_text(store, fake_ocr):

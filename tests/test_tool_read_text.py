@@ -6,12 +6,10 @@ import time
 from pathlib import Path
 
 import pytest
-import rapidocr_onnxruntime
 from conftest import png_bytes as png
 from PIL import Image, ImageDraw, ImageFont
 from pydantic import ValidationError
 
-from tools import read_text
 from tools.base import ToolContext, ToolInputError
 from tools.read_text import ReadText, reading_order
 from tools.zoom import Zoom
@@ -32,8 +30,8 @@ def cjk_font() -> str | None:
 
 @pytest.fixture(scope="module")
 def engine():
-    """One OCR engine for the whole module: loading it takes seconds."""
-    return read_text.get_engine()
+    """The OCR workers, loaded once for the whole module: loading takes seconds."""
+    ReadText().warm_up()
 
 
 def run(store, notes=None, **arguments):
@@ -65,16 +63,8 @@ def test_reads_lines_in_reading_order(store, engine):
     assert notes[-1] == "reading text…"
 
 
-def test_progress_mentions_loading_only_the_first_time(store, monkeypatch):
-    class FakeEngine:
-        def __init__(self, **settings):
-            pass
-
-        def __call__(self, image, **settings):
-            return [[[[5, 5], [60, 5], [60, 20], [5, 20]], "hi", 0.99]], [0.0]
-
-    monkeypatch.setattr(read_text, "_engine", None)
-    monkeypatch.setattr(rapidocr_onnxruntime, "RapidOCR", FakeEngine)
+def test_progress_mentions_loading_only_the_first_time(store, ocr_engine):
+    ocr_engine("Hi")
     source = store.load(png(sign())).id
     notes: list[str] = []
     assert run(store, notes, image_id=source).data["lines"][0]["text"] == "hi"
@@ -134,25 +124,20 @@ def test_reading_order_groups_boxes_on_one_line():
     assert lines[0]["box"] == [10, 8, 300, 50] and lines[0]["confidence"] == 0.9
 
 
-def test_engine_loads_once_under_concurrent_first_use(monkeypatch):
-    made = []
-
-    class SlowEngine:
-        def __init__(self, **settings):
-            time.sleep(0.2)
-            made.append(self)
-
-    monkeypatch.setattr(read_text, "_engine", None)
-    monkeypatch.setattr(rapidocr_onnxruntime, "RapidOCR", SlowEngine)
+def test_engine_loads_once_per_worker_under_concurrent_first_use(store, ocr_engine):
+    pool = ocr_engine("SlowToLoad", size=2)
+    source = store.load(png(sign())).id
     got = []
     threads = [
-        threading.Thread(target=lambda: got.append(read_text.get_engine())) for _ in range(6)
+        threading.Thread(target=lambda: got.append(run(store, image_id=source))) for _ in range(6)
     ]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert len(made) == 1 and all(engine is made[0] for engine in got)
+    # Each worker process built its engine once, however many calls it took.
+    assert [result.data["lines"][0]["text"] for result in got] == ["made 1"] * 6
+    assert len(pool.pids()) == pool.size
 
 
 def test_arguments():
@@ -244,17 +229,7 @@ def test_chinese_is_not_split_into_spaced_characters(store, engine, size, enlarg
     assert "欢迎光临" in text and "营业时间" in text, text
 
 
-def test_lines_are_still_read_when_character_boxes_fail(store, monkeypatch):
-    class BoxlessEngine:
-        def __init__(self, **settings):
-            pass
-
-        def __call__(self, image, return_word_box=False, **settings):
-            if return_word_box:
-                raise ValueError("degenerate box")
-            return [[[[5, 5], [60, 5], [60, 20], [5, 20]], "EXIT 42", 0.99]], [0.0]
-
-    monkeypatch.setattr(read_text, "_engine", None)
-    monkeypatch.setattr(rapidocr_onnxruntime, "RapidOCR", BoxlessEngine)
+def test_lines_are_still_read_when_character_boxes_fail(store, ocr_engine):
+    ocr_engine("Boxless")
     source = store.load(png(sign())).id
     assert run(store, image_id=source).data["lines"][0]["text"] == "EXIT 42"

@@ -12,16 +12,7 @@ from conftest import png_bytes as png
 from tests.support.bounded import run_bounded
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
-LIBGL_ERROR = "libGL.so.1: cannot open shared object file: No such file or directory"
 UNAVAILABLE = "Text reading is unavailable on this server: the OCR engine could not load"
-
-
-class _NoLibGL:
-    """An import hook that fails OpenCV's import the way a machine without libGL does."""
-
-    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
-        if name == "cv2" or name.startswith("cv2."):
-            raise ImportError(LIBGL_ERROR, name=name)
 
 
 def without_libgl() -> dict[str, object]:
@@ -29,11 +20,18 @@ def without_libgl() -> dict[str, object]:
     calculate, zoom, and read text; what a person would see each time."""
     import asyncio
 
-    sys.meta_path.insert(0, _NoLibGL())
+    from tests.support.fake_ocr import hide_libgl
+
+    hide_libgl()
     import app
     from agent import Agent, Session
     from agent.models import OfflineModel
-    from tools import default_tools
+    from tools import default_tools, read_text
+    from tools.ocr_pool import OcrPool
+
+    # The OCR workers are processes of their own: they get the same machine.
+    engine = read_text.ENGINE.model_copy(update={"factory": "tests.support.fake_ocr:without_libgl"})
+    read_text.POOL = OcrPool(engine)
 
     tools = default_tools()
     app.warm_up(tools)
@@ -82,14 +80,13 @@ def test_reading_text_says_why_it_cannot(slim):
     assert "Traceback" not in slim["read"] and "failed (" not in slim["read"]
 
 
-def test_read_text_reports_a_missing_engine_package(monkeypatch, store):
+def test_read_text_reports_a_missing_engine_package(store, ocr_engine):
     from PIL import Image
 
     from tools import read_text
     from tools.base import ToolContext
 
-    monkeypatch.setitem(sys.modules, "rapidocr_onnxruntime", None)
-    monkeypatch.setattr(read_text, "_engine", None)
+    ocr_engine("without_package")
     image_id = store.load(png(Image.new("RGB", (80, 40), "white"))).id
     args = read_text.ReadText.Args.model_validate({"image_id": image_id})
     with pytest.raises(read_text.OcrUnavailable) as caught:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import logging
-import re
-import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -21,6 +21,7 @@ from tools.base import (
     image_id_from,
     language_of,
 )
+from tools.ocr_pool import EngineSpec, EngineUnavailable, OcrPool, WorkerLost, WorkersBusy
 from tools.ocr_words import Gaps, is_cjk, tidy_line
 
 log = logging.getLogger(__name__)
@@ -35,10 +36,29 @@ MAX_TEXT_CHARS = 6000
 # Lines read with less confidence than this are marked for the model as doubtful.
 DOUBTFUL = 0.8
 
-_engine: Any = None
-_engine_lock = threading.Lock()
-# The engine keeps per-call settings on itself, so calls take turns.
-_call_lock = threading.Lock()
+# The engine runs in worker processes (tools.ocr_pool), so that a reading which runs past its
+# time can be stopped; each worker builds it once, with one thread, so two workers use two cores.
+ENGINE = EngineSpec(
+    factory="rapidocr_onnxruntime:RapidOCR",
+    settings={
+        "text_score": ENGINE_MIN_SCORE,
+        "print_verbose": False,
+        "intra_op_num_threads": 1,
+        "inter_op_num_threads": 1,
+    },
+    calls=[
+        # Giving any setting resets the others to the engine's defaults, so all are given.
+        {
+            "return_word_box": True,
+            "text_score": ENGINE_MIN_SCORE,
+            "box_thresh": 0.5,
+            "unclip_ratio": 1.6,
+        },
+        # The character boxes are an extra; the lines as read are still worth having.
+        {"text_score": ENGINE_MIN_SCORE},
+    ],
+)
+POOL = OcrPool(ENGINE)
 
 
 class OcrUnavailable(ToolInputError):
@@ -54,45 +74,58 @@ class OcrUnavailable(ToolInputError):
         self.reason = reason
 
 
+class OcrBusy(ToolInputError):
+    """Every OCR worker stayed busy with other calls for as long as this call may take, or so
+    many calls were waiting already that this one was turned away at once."""
+
+    def __init__(self, seconds: float, queued: int = 0) -> None:
+        if queued:
+            why = f"{queued} more readings are already waiting for them"
+        else:
+            why = f"none came free within {seconds:g} seconds"
+        super().__init__(
+            f"All OCR workers are busy reading other images and {why}; try again in a moment "
+            "or look at the image directly.",
+            tool_name="read_text",
+        )
+        self.seconds = seconds
+        self.queued = queued
+
+
+class OcrWorkerLost(ToolInputError):
+    """The worker process ended in the middle of this image (out of memory, killed)."""
+
+    def __init__(self, exitcode: int | None) -> None:
+        super().__init__(
+            "The OCR process ended while reading this image; try a smaller image, or zoom "
+            "into the part with the text and read that.",
+            tool_name="read_text",
+        )
+        self.exitcode = exitcode
+
+
 def engine_loaded() -> bool:
-    return _engine is not None
+    return POOL.loaded()
 
 
-def get_engine() -> Any:
-    """The process-wide OCR engine, loaded on first use (a second or two); OcrUnavailable when
-    it cannot load here."""
-    global _engine
-    if _engine is None:
-        with _engine_lock:
-            if _engine is None:
-                # Imported here, not at the top: the engine pulls in OpenCV, which needs
-                # libGL.so.1, and a machine without it must still list and run the other tools.
-                try:
-                    from rapidocr_onnxruntime import RapidOCR
-
-                    _engine = RapidOCR(text_score=ENGINE_MIN_SCORE, print_verbose=False)
-                except (ImportError, OSError) as error:
-                    # packages.txt names the Debian packages a Hugging Face Space installs.
-                    log.warning(
-                        "OCR engine unavailable (%s: %s); install the system packages in "
-                        "packages.txt (libgl1, libglib2.0-0) and the Python requirements",
-                        type(error).__name__,
-                        error,
-                    )
-                    raise OcrUnavailable(_missing_part(error)) from error
-    return _engine
-
-
-def _missing_part(error: BaseException) -> str:
-    """What failed to load, in a few words: a shared library, a module, or the error itself."""
-    text = str(error)
-    library = re.search(r"([\w.+-]+\.so(?:\.\d+)*)", text)
-    if library:
-        return f"{library.group(1)} missing"
-    module = getattr(error, "name", None)
-    if module:
-        return f"the Python package {module} is missing or broken"
-    return " ".join(text.split())[:120] or type(error).__name__
+@contextmanager
+def _engine_errors(timeout: float) -> Iterator[None]:
+    """The pool's plain failures as the sentences the model reads."""
+    try:
+        yield
+    except EngineUnavailable as error:
+        # packages.txt names the Debian packages a Hugging Face Space installs.
+        log.warning(
+            "OCR engine unavailable (%s); install the system packages in packages.txt "
+            "(libgl1, libglib2.0-0) and the Python requirements",
+            error.detail or error.reason,
+        )
+        raise OcrUnavailable(error.reason) from error
+    except WorkersBusy as error:
+        raise OcrBusy(timeout, error.queued) from error
+    except WorkerLost as error:
+        log.warning("OCR worker lost: %s", error)
+        raise OcrWorkerLost(error.exitcode) from error
 
 
 class ReadTextArgs(StrictArgs):
@@ -178,24 +211,26 @@ def reading_order(pieces: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return result
 
 
-def recognise(image: Image.Image, min_confidence: float = 0.5) -> list[dict[str, Any]]:
-    """The text lines of `image` in reading order, with confidence and box in its pixels."""
-    engine = get_engine()
+def recognise(
+    image: Image.Image,
+    min_confidence: float = 0.5,
+    ctx: ToolContext | None = None,
+    timeout: float = 120.0,
+) -> list[dict[str, Any]]:
+    """The text lines of `image` in reading order, with confidence and box in its pixels.
+
+    Runs in an OCR worker and stops it when `ctx` is cancelled or `timeout` seconds have
+    passed (waiting for a free worker included): `TimeoutError`, or `Stopped` if cancelled."""
     prepared = _engine_input(image)
-    with _call_lock:
-        try:
-            # Giving any setting resets the others to the engine's defaults, so all are given.
-            found, _ = engine(
-                prepared,
-                return_word_box=True,
-                text_score=ENGINE_MIN_SCORE,
-                box_thresh=0.5,
-                unclip_ratio=1.6,
-            )
-        except Exception:
-            # The character boxes are an extra; the lines as read are still worth having.
-            log.warning("OCR with character boxes failed; reading without", exc_info=True)
-            found, _ = engine(prepared, text_score=ENGINE_MIN_SCORE)
+    # A little before the agent's own timeout, so that a wait for a busy worker says so.
+    deadline = time.monotonic() + timeout - min(1.0, timeout / 10)
+    with _engine_errors(timeout):
+        found = POOL.read(
+            np.asarray(prepared),
+            cancelled=(lambda: ctx.cancelled) if ctx is not None else (lambda: False),
+            deadline=deadline,
+            note=lambda stage: ctx.progress(_SAID[language_of(ctx)][stage]) if ctx else None,
+        )
     gray = np.asarray(prepared.convert("L"))
     pieces = []
     for polygon, text, score, *detail in found or []:
@@ -266,7 +301,8 @@ class ReadText(Tool):
     )
 
     def warm_up(self) -> None:
-        get_engine()
+        with _engine_errors(self.timeout):
+            POOL.warm_up(deadline=time.monotonic() + self.timeout)
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
         return image_id_from(text, image_ids, known)
@@ -274,11 +310,7 @@ class ReadText(Tool):
     def run(self, args: ReadTextArgs, ctx: ToolContext) -> ToolResult:
         image = ctx.open_image(args.image_id)
         w = _SAID[language_of(ctx)]
-        if not engine_loaded():
-            ctx.progress(w["loading"])
-            get_engine()
-        ctx.progress(w["reading"])
-        lines = recognise(image, args.min_confidence)
+        lines = recognise(image, args.min_confidence, ctx, self.timeout)
         data = {"image_id": args.image_id, "lines": lines}
         if not lines:
             bar = args.min_confidence > ENGINE_MIN_SCORE
@@ -301,6 +333,7 @@ class ReadText(Tool):
 # The result's words per language. A doubtful line ends in "(?)" in both: a mark, not a word.
 _SAID = {
     "en": {
+        "waiting": "all OCR workers are busy; waiting for one…",
         "loading": "loading OCR engine…",
         "reading": "reading text…",
         "threshold": " with confidence of at least {:g}",
@@ -313,6 +346,7 @@ _SAID = {
         "head": "Text found ({count}, top to bottom{note}):",
     },
     "zh": {
+        "waiting": "OCR 引擎都在忙，正在排队…",
         "loading": "正在加载 OCR 引擎…",
         "reading": "正在识别文字…",
         "threshold": "（置信度不低于 {:g}）",

@@ -1,0 +1,17 @@
+"""The starvation benchmark still runs: a few readings beside calculator turns, one that times
+out, and the one after it."""
+
+from __future__ import annotations
+
+from bench import starve
+
+
+def test_readings_beside_calculator_turns_and_a_timed_out_reading(capsys):
+    starve.main(["--quick"])
+
+    out = capsys.readouterr().out
+    assert "calculator turn beside:" in out and "workers' CPU in the 5 s after:" in out
+    # What holds however busy the machine is; the latency figures are for reading.
+    assert "all read right: True" in out
+    assert "timed out True; its worker gone" in out and "gone never" not in out
+    assert "next reading:            works True" in out
