@@ -158,7 +158,7 @@ def build_demo(
         # The session starts in its browser's language; the example set follows the language.
         example_sets = [example_set.dataset for example_set in examples]
         language = settings["language"]
-        load = on_page_load(page.new_state)
+        load = on_page_load(page.new_state, prefs0.language)
         demo.load(load, [state], [state, language, *example_sets], queue=False, **quiet)
         language.change(example_visibility, [language], example_sets, queue=False, **quiet)
         demo.load(None, js=aria_script(UI_TEXT["zh"]["title"]))

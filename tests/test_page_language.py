@@ -78,7 +78,8 @@ def test_the_browser_language_is_the_one_it_prefers(header, language):
 
 def load(page: PageHandlers, header: str | None, state=None) -> tuple:
     headers = {"accept-language": header} if header is not None else {}
-    return on_page_load(page.new_state)(state, SimpleNamespace(headers=headers))
+    handler = on_page_load(page.new_state, page.prefs0.language)
+    return handler(state, SimpleNamespace(headers=headers))
 
 
 def test_a_page_load_starts_the_session_in_the_browser_language():
@@ -86,10 +87,14 @@ def test_a_page_load_starts_the_session_in_the_browser_language():
     state, setting, *sets = load(page, "zh-CN,zh;q=0.9")
     assert state.prefs.language == "zh" and setting == "zh"
     assert [s.visible for s in sets] == [key == "zh" for key in LANGUAGES]
-    state, setting, *sets = load(page, "en-GB", state)
-    assert state.prefs.language == "en" and [s.visible for s in sets] == [True, False]
-    # A client that names no language keeps the server's default.
+    # The page is built in English: an English browser's page is left as it is.
+    state, *updates = load(page, "en-GB", state)
+    assert state.prefs.language == "en" and updates == [gr.skip()] * 3
+    # A server whose default is Chinese shows an English browser the English set.
     zh_server = PageHandlers(lambda prefs: OfflineModel(), Settings(language="zh"), [])
+    state, setting, *sets = load(zh_server, "en-US")
+    assert setting == "en" and [s.visible for s in sets] == [True, False]
+    # A client that names no language keeps the server's default.
     assert load(zh_server, None)[0].prefs.language == "zh"
 
 

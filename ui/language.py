@@ -47,16 +47,19 @@ def example_visibility(language: str) -> list[Any]:
 
 
 def on_page_load(
-    new_state: Callable[[], PageState],
+    new_state: Callable[[], PageState], shown: str
 ) -> Callable[[PageState | None, gr.Request], tuple]:
     """The handler that starts a session in its browser's language: it sets the session's
-    language, the Language setting and the example set."""
+    language, the Language setting and the example set. The page is built in the language
+    `shown`; a browser in that language gets no update, so nothing on its page moves."""
 
     def handler(state: PageState | None, request: gr.Request) -> tuple:
         state = state or new_state()
         headers = getattr(request, "headers", None) or {}
         language = browser_language(headers.get("accept-language")) or state.prefs.language
         state.prefs.language = language_key(language)
+        if state.prefs.language == language_key(shown):
+            return (state, *[gr.skip()] * (1 + len(LANGUAGES)))
         return (state, state.prefs.language, *example_visibility(state.prefs.language))
 
     return handler
