@@ -29,6 +29,7 @@ from ui.handlers import PageHandlers
 from ui.labels import UI_TEXT
 from ui.language import LANGUAGES, aria_script, example_visibility, on_page_load
 from ui.page_state import PageState, Prefs, default_model, default_prefs, sessions_root
+from ui.script_api import add_script_endpoints
 from ui.server import Page
 
 # What tests and benchmarks use of the page; some of it is defined elsewhere and named here.
@@ -141,6 +142,8 @@ def build_demo(
         from_api = api_trigger.click(page.chat, [box, state], api_name="chat", **turn)
         retried = retry_btn.click(page.retry, [state], api_visibility="private", **turn)
         running = [submitted, *from_examples, retried, from_api]
+        # Scripts get `/ask` (the same turn, as named JSON) and `/reset`: ui.script_api.
+        running.append(add_script_endpoints(page, box, state, cancels=running))
         for event in running:
             event.then(page.download_update, [state], download, queue=False, **quiet)
         for trigger in (stop_btn.click, box.stop):

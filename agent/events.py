@@ -221,7 +221,21 @@ def export_trace(events: list[Any]) -> bytes:
     for event in data:
         for image in event.get("images") or ():
             image.pop("path", None)
+        if event.get("data"):
+            _drop_image_paths(event["data"])  # a tool's result data may hold its image refs
     return json.dumps(data, indent=2, ensure_ascii=False).encode("utf-8")
+
+
+def _drop_image_paths(value: Any) -> None:
+    """Remove the server path of every image ref (a dict with an `id` and a `path`) inside."""
+    if isinstance(value, dict):
+        if "id" in value and "path" in value:
+            value.pop("path")
+        for item in value.values():
+            _drop_image_paths(item)
+    elif isinstance(value, list):
+        for item in value:
+            _drop_image_paths(item)
 
 
 def load_trace(data: bytes | str) -> list[Any]:

@@ -37,9 +37,9 @@ def chat(client: Client, text: str, files=()) -> tuple:
     )
 
 
-def test_only_chat_is_offered_to_clients(url):
+def test_only_chat_ask_and_reset_are_offered_to_clients(url):
     endpoints = Client(url, verbose=False).view_api(print_info=False, return_format="dict")
-    assert list(endpoints["named_endpoints"]) == ["/chat"]
+    assert list(endpoints["named_endpoints"]) == ["/chat", "/ask", "/reset"]
     assert not endpoints["unnamed_endpoints"]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from typing import Literal, get_args
@@ -160,3 +161,20 @@ def test_page_values_show_the_conversation_the_trace_and_the_status():
 def test_the_mapping_needs_no_gradio():
     code = "import sys, ui.trace_view, ui.page_state; assert 'gradio' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_an_export_drops_image_paths_inside_a_tools_result_data():
+    ref = {"id": "img_2", "path": "/tmp/sessions/img_2.png", "width": 8, "height": 8}
+    event = ToolResultEvent(
+        step=1,
+        call_id="c",
+        tool="zoom",
+        ok=True,
+        text="zoomed",
+        duration=0.1,
+        data={"source": "img_1", "image": ref, "more": [dict(ref)], "path": "kept/as/is"},
+    )
+    (exported,) = json.loads(export_trace([event]))
+    assert "/tmp/sessions" not in json.dumps(exported)
+    assert exported["data"]["image"] == {"id": "img_2", "width": 8, "height": 8}
+    assert exported["data"]["path"] == "kept/as/is"

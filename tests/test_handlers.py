@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import zipfile
 from pathlib import Path
 
 import gradio as gr
@@ -60,8 +61,9 @@ async def test_a_turn_streams_the_question_first_and_the_answer_last():
     assert chat[-1] == {"role": "assistant", "content": "It said hi."}
     assert "Tool: echo" in titles(trace)
     assert status.startswith("fake · 2 model call(s)")
-    saved = json.loads(Path(state.trace_file).read_text())
-    assert saved[-1]["type"] == "answer"
+    with zipfile.ZipFile(state.trace_file) as archive:
+        saved = json.loads(archive.read("conversation.json"))
+    assert saved["turns"][-1]["events"][-1]["type"] == "answer"
     download = page.download_update(state)
     assert download.interactive
 

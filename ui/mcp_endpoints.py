@@ -6,8 +6,8 @@ name gets the Space's name in front: `<space>_read_text`), typed by its input co
 described by its docstring. A tool's image parameter is a `gr.Image` input, which Gradio fills
 from an http(s) URL or a data URL (`data:image/png;base64,…`); each call loads it into an image
 store of its own, runs the tool through a `ToolContext` as the agent would, and removes the
-store. These endpoints exist only with the MCP server on: otherwise `/chat` is the page's only
-named endpoint.
+store. These endpoints exist only with the MCP server on: otherwise `/chat`, `/ask` and `/reset`
+(`ui.script_api`, hidden from MCP there) are the page's only named endpoints.
 """
 
 from __future__ import annotations

@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING, Any
 from pydantic import SecretStr
 
 from agent.config import ModelChoice, Settings, make_model
-from agent.events import Event, export_trace
+from agent.events import Event
 from agent.images import ImageRef, ImageStore
 from agent.session import Session
+
+from .conversation_export import write_conversation
 
 if TYPE_CHECKING:
     from agent.dialogue import PendingTask
@@ -174,8 +176,12 @@ class PageState:
             self._dir = None
 
     def write_trace(self, record: TurnRecord) -> str:
+        """The download after `record` ended: the whole conversation as a zip (the format is
+        `ui.conversation_export`'s); the one before it goes."""
         run_id = next((e.run_id for e in record.events if e.type == "run_started"), "turn")
-        path = self.folder / f"trace-{len(self.turns)}-{run_id}.json"
-        path.write_bytes(export_trace(record.events))
+        path = self.folder / f"conversation-{len(self.turns)}-{run_id}.zip"
+        write_conversation(self.turns, path)
+        if self.trace_file and self.trace_file != str(path):
+            Path(self.trace_file).unlink(missing_ok=True)
         self.trace_file = str(path)
         return self.trace_file

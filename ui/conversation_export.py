@@ -1,0 +1,93 @@
+"""The page's download (#download): the whole conversation as one zip.
+
+    conversation.json   {"format": "multimodal-react-agent/conversation", "version": 1,
+                         "turns": [...], "images": [...]}
+    images/<id>.<ext>   each image of the conversation: the person's uploads as the agent
+                        saw them (oriented, downscaled) and the images tools made
+
+Each turn is {"number", "text" (the person's words), "images" (the ids of the images they
+sent with it), "status", "events"}. `status` is how the turn ended: "answered", "asked",
+"ended", "error", or "stopped" when it was stopped (or cancelled) before it finished, and
+"running" for a turn still under way. `events` is the turn's events in the trace export format
+(`agent.events.export_trace`), which names images by id. Each entry of "images" is
+{"id", "width", "height", "label", "file"}, `file` the image's name inside the zip. Paths on the
+server appear nowhere.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent.events import RunFinishedEvent, ToolResultEvent, export_trace
+
+if TYPE_CHECKING:
+    from .page_state import TurnRecord
+
+FORMAT = "multimodal-react-agent/conversation"
+VERSION = 1
+
+
+def turn_status(record: TurnRecord) -> str:
+    finished = next((e for e in record.events if isinstance(e, RunFinishedEvent)), None)
+    if finished is not None:
+        return finished.status
+    return "stopped" if record.view.stopped else "running"
+
+
+def conversation_data(records: Iterable[TurnRecord]) -> tuple[dict[str, Any], dict[str, Path]]:
+    """The conversation's JSON and the files of its images, by name inside the zip."""
+    turns, images, files = [], [], {}
+
+    def keep(image: Any) -> None:
+        path = Path(image.path) if image.path else None
+        name = f"images/{image.id}{path.suffix if path else ''}"
+        if image.id in {i["id"] for i in images} or path is None or not path.is_file():
+            return
+        files[name] = path
+        label = getattr(image, "label", "") or getattr(image, "source_name", "")
+        images.append(
+            {
+                "id": image.id,
+                "width": image.width,
+                "height": image.height,
+                "label": label,
+                "file": name,
+            }
+        )
+
+    for record in records:
+        for ref in record.refs:
+            keep(ref)
+        for event in record.events:
+            if isinstance(event, ToolResultEvent):
+                for image in event.images:
+                    keep(image)
+        turns.append(
+            {
+                "number": record.view.number,
+                "text": record.text,
+                "images": [ref.id for ref in record.refs],
+                "status": turn_status(record),
+                "events": json.loads(export_trace(record.events)),
+            }
+        )
+    data = {"format": FORMAT, "version": VERSION, "turns": turns, "images": images}
+    return data, files
+
+
+def write_conversation(records: Iterable[TurnRecord], target: Path) -> Path:
+    """Write the conversation's zip to `target` (written aside, then moved into place)."""
+    data, files = conversation_data(records)
+    partial = target.with_name(target.name + ".part")
+    with zipfile.ZipFile(partial, "w") as archive:
+        text = json.dumps(data, indent=2, ensure_ascii=False)
+        archive.writestr("conversation.json", text, compress_type=zipfile.ZIP_DEFLATED)
+        for name, path in files.items():
+            # Image files are compressed already.
+            archive.write(path, name, compress_type=zipfile.ZIP_STORED)
+    partial.replace(target)
+    return target

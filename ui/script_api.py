@@ -1,0 +1,199 @@
+"""The page's endpoints for scripts (QA with `gradio_client`): `/ask` and `/reset`.
+
+`/ask` takes `{"text": ..., "files": [...]}` as `/chat` does and runs the same turn in the same
+conversation (one `gradio_client.Client` is one session, whichever of the two it calls), but
+returns one JSON value with named fields instead of the page's chat and trace:
+
+    outcome      "answer" | "ask" | "end" | "error"
+    answer       the answer's text (also for "end"), else null
+    question     the agent's question when it asks one, else null
+    error        the sentence saying what went wrong when the outcome is "error", else null
+    events       the turn's events in the trace export format (`agent.events.export_trace`)
+    notices      refused uploads: [{"file": name or null, "reason": sentence}]
+    images       images tools made in the turn: [{"id", "width", "height", "label", "url"}],
+                 `url` a path on the page (/gradio_api/file=...) the client can GET
+    model_calls  how many times the model was called
+    duration     the turn's length in seconds
+
+`/reset` starts a new conversation in the same session, as the Clear button does, and returns
+`{"ok": true}`. Both are hidden from the MCP server: `ask_agent` is its way to ask.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import gradio as gr
+
+from agent.events import (
+    AnswerEvent,
+    AskUserEvent,
+    ErrorEvent,
+    ModelCallEvent,
+    NoticeEvent,
+    RunFinishedEvent,
+    ToolResultEvent,
+    export_trace,
+)
+
+from .handlers import PageHandlers, _file_path
+from .page_state import PageState, TurnRecord
+
+
+def add_script_endpoints(
+    page: PageHandlers,
+    message: gr.components.Component,
+    state: gr.State,
+    cancels: Sequence[Any] = (),
+) -> Any:
+    """Add `/ask` and `/reset` inside the page's `gr.Blocks`; `message` is the page's input,
+    `state` its session state. `/reset` cancels the session's `cancels` and its own `/ask`.
+    Returns the `/ask` event."""
+    with gr.Column(visible=False):
+        result = gr.JSON(label="result", visible=False)
+        done = gr.JSON(label="ok", visible=False)
+        ask_trigger = gr.Button(visible=False, elem_id="api-ask")
+        reset_trigger = gr.Button(visible=False, elem_id="api-reset")
+    ask, reset = ask_endpoint(page), reset_endpoint(page)
+    asked = ask_trigger.click(
+        ask,
+        [message, state],
+        [result, state],
+        api_name="ask",
+        api_description="One turn of the conversation; the outcome as named JSON fields.",
+        show_progress="hidden",
+    )
+    reset_trigger.click(
+        reset,
+        [state],
+        [done, state],
+        api_name="reset",
+        api_description="Start a new conversation in this session.",
+        cancels=[*cancels, asked],
+        show_progress="hidden",
+    )
+    return asked
+
+
+def ask_endpoint(page: PageHandlers) -> Any:
+    async def ask(message: dict | None, state: PageState | None) -> tuple[dict, PageState]:
+        state = page.use(state)
+        before = {id(record) for record in state.turns}
+        files = [_file_path(f) for f in (message or {}).get("files") or []]
+        names = [Path(f).name for f in files if f]
+        started = time.monotonic()
+        try:
+            async with contextlib.aclosing(page.chat(message, state)) as updates:
+                async for _ in updates:
+                    pass
+        except gr.Error as error:
+            # Refused before the turn began: the message, the limits, or every upload.
+            return refused_turn(str(error.message), names), state
+        record = next((r for r in reversed(state.turns) if id(r) not in before), None)
+        if record is None:  # the turn could not start (no model): nothing was recorded
+            return refused_turn("The turn could not start; check the model settings.", []), state
+        return turn_result(record, names, time.monotonic() - started), state
+
+    ask._mcp_type = "page"  # type: ignore[attr-defined]
+    return ask
+
+
+def reset_endpoint(page: PageHandlers) -> Any:
+    def reset(state: PageState | None) -> tuple[dict, PageState]:
+        state = page.use(state, tell=False)
+        state.reset()
+        return {"ok": True}, state
+
+    reset._mcp_type = "page"  # type: ignore[attr-defined]
+    return reset
+
+
+def turn_result(record: TurnRecord, file_names: Sequence[str], elapsed: float) -> dict:
+    """The JSON `/ask` returns for a turn that ran."""
+    events = record.events
+    final = next((e for e in reversed(events) if e.type in ("answer", "ask_user", "error")), None)
+    finished = next((e for e in events if isinstance(e, RunFinishedEvent)), None)
+    result: dict[str, Any] = {
+        "outcome": "error",
+        "answer": None,
+        "question": None,
+        "error": None,
+    }
+    match final:
+        case AnswerEvent(ended=True):
+            result.update(outcome="end", answer=final.text)
+        case AnswerEvent():
+            result.update(outcome="answer", answer=final.text)
+        case AskUserEvent():
+            result.update(outcome="ask", question=final.question)
+        case ErrorEvent():
+            result.update(error=final.message)
+        case _:
+            result.update(error="The turn was stopped before it finished.")
+    notices = [
+        notice
+        for event in events
+        if isinstance(event, NoticeEvent)
+        for notice in attribute(event.message, file_names)
+        or [{"file": None, "reason": event.message}]
+    ]
+    images = [
+        {
+            "id": image.id,
+            "width": image.width,
+            "height": image.height,
+            "label": image.label,
+            "url": file_url(image.path),
+        }
+        for event in events
+        if isinstance(event, ToolResultEvent)
+        for image in event.images
+        if image.path
+    ]
+    calls = sum(isinstance(e, ModelCallEvent) for e in events)
+    return {
+        **result,
+        "events": json.loads(export_trace(events)),
+        "notices": notices,
+        "images": images,
+        "model_calls": finished.model_calls if finished else calls,
+        "duration": round(finished.duration if finished else elapsed, 3),
+    }
+
+
+def refused_turn(message: str, file_names: Sequence[str]) -> dict:
+    """The JSON `/ask` returns for a message refused before its turn began."""
+    return {
+        "outcome": "error",
+        "answer": None,
+        "question": None,
+        "error": message,
+        "events": [],
+        "notices": attribute(message, file_names),
+        "images": [],
+        "model_calls": 0,
+        "duration": 0.0,
+    }
+
+
+def attribute(message: str, file_names: Sequence[str]) -> list[dict]:
+    """The refusals in `message`, one per upload it names (each refusal starts with the
+    file's name); none when it names no upload."""
+    starts = sorted(
+        {(message.find(name), name) for name in set(file_names) if name and name in message}
+    )
+    ends = [start for start, _ in starts[1:]] + [len(message)]
+    return [
+        {"file": name, "reason": message[start:end].strip()}
+        for (start, name), end in zip(starts, ends, strict=True)
+    ]
+
+
+def file_url(path: str) -> str:
+    return f"/gradio_api/file={quote(str(path))}"
