@@ -95,7 +95,7 @@ def build_demo(
                     sources=["upload"],
                     placeholder=I18N("input_placeholder"),
                     show_label=False,
-                    stop_btn=True,
+                    stop_btn=False,  # shown while a turn runs
                     autofocus=True,
                 )
                 with gr.Row(elem_id="controls"):
@@ -139,12 +139,17 @@ def build_demo(
         # Scripted QA calls `/chat` with the message itself; it runs the same turn.
         api_trigger = gr.Button(visible=False, elem_id="api-chat")
         from_api = api_trigger.click(page.chat, [box, state], api_name="chat", **turn)
-        retried = retry_btn.click(page.retry, [state], api_visibility="private", **turn)
+        retried = retry_btn.click(page.stop_square, gr.State(True), box, queue=False, **quiet).then(
+            page.retry, [state], api_visibility="private", **turn
+        )
         running = [submitted, *from_examples, retried, from_api]
+        ended = {"fn": page.turn_ended, "inputs": [state], "outputs": [download, box]}
         for event in running:
-            event.then(page.download_update, [state], download, queue=False, **quiet)
+            event.then(**ended, queue=False, **quiet)
         for trigger in (stop_btn.click, box.stop):
-            trigger(page.stop, [state], [*outputs, download], cancels=running, queue=False, **quiet)
+            trigger(
+                page.stop, [state], [*outputs, download], cancels=running, queue=False, **quiet
+            ).then(**ended, queue=False, **quiet)
         clear_btn.click(page.clear, [state], [*outputs, box, download], cancels=running, **quiet)
         for name, component in settings.items():
             component.change(

@@ -275,7 +275,17 @@ class PageHandlers:
                 self.make_model(state.prefs if state else self.prefs0)
         except ModelNotConfigured:
             return gr.skip(), message
-        return None, message
+        # The input empties, and its stop square shows while the turn runs.
+        return self.stop_square(True, value=None), message
+
+    @staticmethod
+    def stop_square(shown: bool, **update: Any) -> Any:
+        """The input's stop square: shown while a turn runs, hidden otherwise."""
+        return gr.MultimodalTextbox(stop_btn=shown, **update)
+
+    def turn_ended(self, state: PageState | None) -> tuple:
+        """After a turn, however it ended: its trace to download, and no stop square."""
+        return self.download_update(state), self.stop_square(False)
 
     @staticmethod
     def banner_update(prefs: Prefs) -> Any:

@@ -136,17 +136,45 @@ def test_every_example_finishes(page):
 def test_stop_cancels_a_running_turn_and_the_page_stays_usable(page, model):
     slow = "Thought: " + "thinking slowly " * 200 + "\nAnswer: never"
     model["factory"] = lambda: ScriptedModel([slow], delay=0.2, chunk_size=4, name="slow")
+    square = stop_square(page)
+    sync_api.expect(square).to_be_hidden()  # no turn runs yet
     ask(page, "take your time")
     page.locator("#trace").get_by_text("Thought 1").wait_for()
+    sync_api.expect(square).to_be_visible()
+    sync_api.expect(page.locator("#run-status")).to_contain_text("Working")
     started = time.monotonic()
     page.click("#stop")
+    sync_api.expect(page.locator("#run-status")).to_contain_text("Stopped", timeout=3_000)
     sync_api.expect(page.locator("#trace")).to_contain_text("Stopped")
     sync_api.expect(page.locator("#chat")).to_contain_text("Stopped before it finished")
+    sync_api.expect(square).to_be_hidden()
     assert time.monotonic() - started < 10
+    # It stays stopped: nothing of the cancelled turn says it is working afterwards.
+    time.sleep(1)
+    sync_api.expect(page.locator("#run-status")).not_to_contain_text("Working")
     model["factory"] = lambda: OfflineModel()
     ask(page, "convert 5 miles")
     wait_turn_done(page, 2)
     assert "unit" in last_reply(page).lower()
+
+
+def stop_square(page):
+    return page.locator("#input button.stop-button")
+
+
+def test_the_stop_square_stops_a_chinese_turn_and_says_so(browser, url, model):
+    slow = "Thought: " + "thinking slowly " * 200 + "\nAnswer: never"
+    model["factory"] = lambda: ScriptedModel([slow], delay=0.2, chunk_size=4, name="slow")
+    page = open_page(browser, url, locale="zh-CN")
+    try:
+        ask(page, "慢慢来")
+        page.locator("#trace").get_by_text("思考 1").wait_for()
+        stop_square(page).click()
+        sync_api.expect(page.locator("#run-status")).to_contain_text("已停止", timeout=3_000)
+        sync_api.expect(page.locator("#chat")).to_contain_text("在完成前被停止")
+        sync_api.expect(stop_square(page)).to_be_hidden()
+    finally:
+        page.context.close()
 
 
 def test_chinese_setting_makes_the_agent_answer_in_chinese(page):
