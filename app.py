@@ -125,17 +125,23 @@ def build_demo(
         # The page sends a turn in two steps, as Gradio's ChatInterface does: take the message
         # out of the input (which then empties at once), then run the turn from the copy. An
         # input that is still the input of a running event would keep its text until the end.
+        # While a turn runs, a message is not taken: it stays in the input, and a toast says
+        # why (from an event of its own, as the turn's next step is still pending).
         taken = gr.State(None)
         take = {"fn": page.take_message, "inputs": [box, state], "outputs": [box, taken]}
-        submitted = box.submit(**take, queue=False, **quiet).then(
-            page.chat, [taken, state], api_name="send", api_visibility="private", **turn
+        tell = {"fn": page.tell_held, "inputs": [taken, state], "outputs": None, **quiet}
+        took = box.submit(**take, queue=False, **quiet)
+        took.then(**tell)
+        submitted = took.then(
+            page.send, [taken, state], api_name="send", api_visibility="private", **turn
         )
-        from_examples = [
-            example_set.load_input_event.then(**take, queue=False, **quiet).then(
-                page.run_example, [taken, state], api_visibility="private", **turn
+        from_examples = []
+        for example_set in examples:
+            took = example_set.load_input_event.then(**take, queue=False, **quiet)
+            took.then(**tell)
+            from_examples.append(
+                took.then(page.run_example, [taken, state], api_visibility="private", **turn)
             )
-            for example_set in examples
-        ]
         # Scripted QA calls `/chat` with the message itself; it runs the same turn.
         api_trigger = gr.Button(visible=False, elem_id="api-chat")
         from_api = api_trigger.click(page.chat, [box, state], api_name="chat", **turn)
@@ -149,7 +155,7 @@ def build_demo(
         for trigger in (stop_btn.click, box.stop):
             trigger(
                 page.stop, [state], [*outputs, download], cancels=running, queue=False, **quiet
-            ).then(**ended, queue=False, **quiet)
+            ).then(page.stopped, [state], [download, box], queue=False, **quiet)
         clear_btn.click(page.clear, [state], [*outputs, box, download], cancels=running, **quiet)
         for name, component in settings.items():
             component.change(

@@ -183,3 +183,18 @@ async def test_the_handlers_keep_sessions_apart():
     assert first.session.task is not None and second.session.task is None
     for state in (first, second):
         state.close()
+
+
+async def test_a_message_sent_while_a_turn_runs_stays_in_the_input_and_sends_nothing():
+    from ui.handlers import HELD
+
+    page = handlers("Answer: fine")
+    state = page.new_state()
+    state.running = 1
+    message = {"text": "second", "files": []}
+    assert page.take_message(message, state) == (gr.skip(), HELD)
+    assert await run(page.send(HELD, state)) == []
+    assert await run(page.run_example(HELD, state)) == []
+    assert state.turns == []
+    box = page.turn_ended(state)[1]
+    assert box.stop_btn is True  # the running turn keeps its stop square

@@ -177,6 +177,31 @@ def test_the_stop_square_stops_a_chinese_turn_and_says_so(browser, url, model):
         page.context.close()
 
 
+def test_a_message_typed_during_a_turn_waits_in_the_input(page, model):
+    slow = "Thought: " + "thinking a while " * 40 + "\nAnswer: first answer"
+    model["factory"] = lambda: ScriptedModel([slow], delay=0.1, chunk_size=4, name="slow")
+    ask(page, "first question")
+    page.locator("#trace").get_by_text("Thought 1").wait_for()
+    model["factory"] = lambda: OfflineModel()  # for the turns after this one
+    box = page.locator("#input textarea")
+    ask(page, "what is 6*7")
+    sync_api.expect(page.get_by_text("Wait for the answer, or press Stop")).to_be_visible()
+    sync_api.expect(box).to_have_value("what is 6*7")
+    sync_api.expect(stop_square(page)).to_be_visible()  # the first turn still runs
+    # An example clicked during the turn waits too.
+    page.locator("#examples").get_by_text("A calculation", exact=True).click()
+    sync_api.expect(page.locator("#chat .user-row")).to_have_count(1)
+    wait_turn_done(page, 1)
+    assert "first answer" in last_reply(page)
+    sync_api.expect(page.locator("#chat .user-row")).to_have_count(1)
+    sync_api.expect(stop_square(page)).to_be_hidden()
+    box.fill("what is 6*7")
+    box.press("Enter")
+    sync_api.expect(box).to_have_value("")
+    wait_turn_done(page, 2)
+    assert "42" in last_reply(page)
+
+
 def test_chinese_setting_makes_the_agent_answer_in_chinese(page):
     page.locator("#settings").get_by_text("Settings").click()
     page.locator("#language").get_by_text("中文").click()
