@@ -202,6 +202,24 @@ def test_a_message_typed_during_a_turn_waits_in_the_input(page, model):
     assert "42" in last_reply(page)
 
 
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+def test_the_panels_have_no_trash_icon_only_the_clear_button(browser, url, locale):
+    page = open_page(browser, url, locale=locale)
+    try:
+        ask(page, "what is 2+2")
+        page.locator("#chat .bot-row").get_by_text("4").first.wait_for()
+        for panel in ("#chat", "#trace"):
+            for name in ("Clear", "清空对话"):
+                trash = page.locator(panel).get_by_role("button", name=name, exact=True)
+                sync_api.expect(trash).to_have_count(0)
+        copy_all = page.locator("#trace .icon-button-wrapper.top-panel button:visible")
+        sync_api.expect(copy_all).to_have_count(1)  # copying the trace stays
+        sync_api.expect(copy_all).to_be_visible()
+        sync_api.expect(page.locator("#clear")).to_be_visible()
+    finally:
+        page.context.close()
+
+
 def test_chinese_setting_makes_the_agent_answer_in_chinese(page):
     page.locator("#settings").get_by_text("Settings").click()
     page.locator("#language").get_by_text("中文").click()
