@@ -23,6 +23,7 @@ from agent.config import (
     Settings,
     server_key,
 )
+from ui.a11y import a11y_script
 from ui.access import shown_url
 from ui.examples import EXAMPLES, EXAMPLES_DIR, example_labels, example_values
 from ui.handlers import PageHandlers
@@ -173,6 +174,7 @@ def build_demo(
         demo.load(load, [state], [state, language, *example_sets], queue=False, **quiet)
         language.change(example_visibility, [language], example_sets, queue=False, **quiet)
         demo.load(None, js=aria_script(UI_TEXT["zh"]["title"]))
+        demo.load(None, js=a11y_script())
         if page.env.mcp_server:
             from ui.mcp_endpoints import add_mcp_endpoints
 

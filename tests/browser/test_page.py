@@ -220,6 +220,59 @@ def test_the_panels_have_no_trash_icon_only_the_clear_button(browser, url, local
         page.context.close()
 
 
+SERIOUS = ("serious", "critical")
+
+
+def serious_violations(page) -> list[str]:
+    """axe's serious and critical findings on the page as it is now, one line each."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    found = Axe().run(page).response["violations"]
+    return [
+        f"{v['id']}: {[n['target'] for n in v['nodes']]} {v['nodes'][0]['failureSummary']}"
+        for v in found
+        if v["impact"] in SERIOUS
+    ]
+
+
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+def test_axe_finds_no_serious_problem_before_during_and_after_a_turn(browser, url, model, locale):
+    pytest.importorskip("axe_playwright_python")
+    model["factory"] = lambda: OfflineModel(delay=0.05, chunk_size=3)
+    page = open_page(browser, url, locale=locale)
+    try:
+        page.wait_for_timeout(500)
+        assert serious_violations(page) == [], "empty page"
+        ask(page, "Zoom into the bottom right corner and read the text", EXAMPLES / "label.png")
+        page.locator("#trace .thought-group").nth(1).wait_for()
+        assert serious_violations(page) == [], "mid-run"
+        done = ZH_DONE if locale.startswith("zh") else TURN_DONE
+        sync_api.expect(page.locator("#run-status")).to_contain_text(done, timeout=60_000)
+        sync_api.expect(page.locator("#download")).to_be_enabled()
+        page.wait_for_timeout(500)
+        assert serious_violations(page) == [], "after the turn"
+    finally:
+        page.context.close()
+
+
+def test_each_trace_step_is_one_named_tab_stop(page):
+    ask(page, "what is 2+2")
+    wait_turn_done(page, 1)
+    steps = page.locator("#trace .thought-group .title")
+    assert steps.count() >= 2
+    inner = page.locator("#trace .thought-group .title button")
+    assert inner.evaluate_all("els => els.every(el => el.inert && el.tabIndex < 0)")
+    # The title folds and unfolds its step from the keyboard.
+    step = page.locator("#trace .thought-group .title", has_text="Tool: calculator").last
+    step.focus()
+    sync_api.expect(step).to_be_focused()
+    assert step.inner_text().strip()
+    before = page.locator("#trace").inner_text()
+    step.press("Enter")
+    page.wait_for_timeout(300)
+    assert page.locator("#trace").inner_text() != before
+
+
 def test_chinese_setting_makes_the_agent_answer_in_chinese(page):
     page.locator("#settings").get_by_text("Settings").click()
     page.locator("#language").get_by_text("中文").click()
