@@ -273,6 +273,19 @@ def test_each_trace_step_is_one_named_tab_stop(page):
     assert page.locator("#trace").inner_text() != before
 
 
+def test_a_long_message_scrolls_inside_the_input(page):
+    box = page.locator("#input textarea")
+    box.fill(("a long line of words " * 8 + "\n") * 120)  # about 20,000 characters
+    page.wait_for_timeout(300)
+    height = box.evaluate("el => el.getBoundingClientRect().height")
+    assert height <= 330
+    assert box.evaluate("el => el.scrollHeight > el.clientHeight")  # it scrolls inside
+    # The buttons stay right under the input, on one screen with the text being typed.
+    input_top = page.locator("#input").bounding_box()["y"]
+    stop = page.locator("#stop").bounding_box()
+    assert stop["y"] + stop["height"] - input_top < 500
+
+
 def test_chinese_setting_makes_the_agent_answer_in_chinese(page):
     page.locator("#settings").get_by_text("Settings").click()
     page.locator("#language").get_by_text("中文").click()
