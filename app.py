@@ -23,6 +23,7 @@ from agent.config import (
     Settings,
     server_key,
 )
+from ui.a11y import a11y_script
 from ui.access import shown_url
 from ui.examples import EXAMPLES, EXAMPLES_DIR, example_labels, example_values
 from ui.handlers import PageHandlers
@@ -96,7 +97,7 @@ def build_demo(
                     sources=["upload"],
                     placeholder=I18N("input_placeholder"),
                     show_label=False,
-                    stop_btn=True,
+                    stop_btn=False,  # shown while a turn runs
                     autofocus=True,
                 )
                 with gr.Row(elem_id="controls"):
@@ -126,28 +127,39 @@ def build_demo(
         # The page sends a turn in two steps, as Gradio's ChatInterface does: take the message
         # out of the input (which then empties at once), then run the turn from the copy. An
         # input that is still the input of a running event would keep its text until the end.
+        # While a turn runs, a message is not taken: it stays in the input, and a toast says
+        # why (from an event of its own, as the turn's next step is still pending).
         taken = gr.State(None)
         take = {"fn": page.take_message, "inputs": [box, state], "outputs": [box, taken]}
-        submitted = box.submit(**take, queue=False, **quiet).then(
-            page.chat, [taken, state], api_name="send", api_visibility="private", **turn
+        tell = {"fn": page.tell_held, "inputs": [taken, state], "outputs": None, **quiet}
+        took = box.submit(**take, queue=False, **quiet)
+        took.then(**tell)
+        submitted = took.then(
+            page.send, [taken, state], api_name="send", api_visibility="private", **turn
         )
-        from_examples = [
-            example_set.load_input_event.then(**take, queue=False, **quiet).then(
-                page.run_example, [taken, state], api_visibility="private", **turn
+        from_examples = []
+        for example_set in examples:
+            took = example_set.load_input_event.then(**take, queue=False, **quiet)
+            took.then(**tell)
+            from_examples.append(
+                took.then(page.run_example, [taken, state], api_visibility="private", **turn)
             )
-            for example_set in examples
-        ]
         # Scripted QA calls `/chat` with the message itself; it runs the same turn.
         api_trigger = gr.Button(visible=False, elem_id="api-chat")
         from_api = api_trigger.click(page.chat, [box, state], api_name="chat", **turn)
-        retried = retry_btn.click(page.retry, [state], api_visibility="private", **turn)
+        retried = retry_btn.click(page.stop_square, gr.State(True), box, queue=False, **quiet).then(
+            page.retry, [state], api_visibility="private", **turn
+        )
         running = [submitted, *from_examples, retried, from_api]
         # Scripts get `/ask` (the same turn, as named JSON) and `/reset`: ui.script_api.
         running.append(add_script_endpoints(page, box, state, cancels=running))
+        ended = {"fn": page.turn_ended, "inputs": [state], "outputs": [download, box]}
         for event in running:
-            event.then(page.download_update, [state], download, queue=False, **quiet)
+            event.then(**ended, queue=False, **quiet)
         for trigger in (stop_btn.click, box.stop):
-            trigger(page.stop, [state], [*outputs, download], cancels=running, queue=False, **quiet)
+            trigger(
+                page.stop, [state], [*outputs, download], cancels=running, queue=False, **quiet
+            ).then(page.stopped, [state], [download, box], queue=False, **quiet)
         clear_btn.click(page.clear, [state], [*outputs, box, download], cancels=running, **quiet)
         for name, component in settings.items():
             component.change(
@@ -165,6 +177,7 @@ def build_demo(
         demo.load(load, [state], [state, language, *example_sets], queue=False, **quiet)
         language.change(example_visibility, [language], example_sets, queue=False, **quiet)
         demo.load(None, js=aria_script(UI_TEXT["zh"]["title"]))
+        demo.load(None, js=a11y_script())
         if page.env.mcp_server:
             from ui.mcp_endpoints import add_mcp_endpoints
 

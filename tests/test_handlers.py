@@ -87,8 +87,9 @@ async def test_stop_marks_the_running_turn_stopped_and_offers_its_trace():
     while not state.turns[-1].view.messages[1:]:
         await anext(stream)
     await stream.aclose()  # what Gradio's cancel does to the running turn
-    chat, trace, state, _, download = page.stop(state)
+    chat, trace, state, status, download = page.stop(state)
     assert chat[-1]["content"] == "Stopped before it finished."
+    assert status == "Stopped · fake"  # never "Working…" again
     assert "Stopped" in titles(trace)
     assert download.interactive and Path(state.trace_file).exists()
 
@@ -150,7 +151,9 @@ def test_set_pref_changes_one_setting_and_the_offline_banner():
 def test_take_message_empties_the_input_only_when_the_turn_can_start():
     page = PageHandlers(env=Settings(), tools=[])
     message = {"text": "hello", "files": []}
-    assert page.take_message(message, None) == (None, message)
+    box, taken = page.take_message(message, None)
+    assert taken == message
+    assert box.value == {"text": "", "files": []} and box.stop_btn is True  # emptied, square on
     too_long = {"text": "x" * (Settings().max_message_chars + 1), "files": []}
     assert page.take_message(too_long, None) == (gr.skip(), too_long)
     state = page.new_state()
@@ -182,3 +185,18 @@ async def test_the_handlers_keep_sessions_apart():
     assert first.session.task is not None and second.session.task is None
     for state in (first, second):
         state.close()
+
+
+async def test_a_message_sent_while_a_turn_runs_stays_in_the_input_and_sends_nothing():
+    from ui.handlers import HELD
+
+    page = handlers("Answer: fine")
+    state = page.new_state()
+    state.running = 1
+    message = {"text": "second", "files": []}
+    assert page.take_message(message, state) == (gr.skip(), HELD)
+    assert await run(page.send(HELD, state)) == []
+    assert await run(page.run_example(HELD, state)) == []
+    assert state.turns == []
+    box = page.turn_ended(state)[1]
+    assert box.stop_btn is True  # the running turn keeps its stop square

@@ -29,6 +29,8 @@ from .sweeper import LIVE
 from .trace_view import TurnView, page_values
 
 STREAM_INTERVAL = 0.05
+# What `take_message` hands on instead of a message while a turn runs: nothing is sent.
+HELD = {"held": True}
 # Events that come in streams: shown at most every STREAM_INTERVAL.
 _DELTAS = (ModelDeltaEvent, AnswerDeltaEvent, ToolProgressEvent)
 
@@ -206,9 +208,19 @@ class PageHandlers:
             async for update in updates:
                 yield update
 
+    async def send(self, message: dict | None, state: PageState | None) -> AsyncIterator[tuple]:
+        """The page's own send: a message `take_message` held back sends nothing."""
+        if message == HELD:
+            return
+        async with contextlib.aclosing(self.chat(message, state)) as updates:
+            async for update in updates:
+                yield update
+
     async def run_example(
         self, message: dict | None, state: PageState | None
     ) -> AsyncIterator[tuple]:
+        if message == HELD:  # held back by `take_message`: a turn is running
+            return
         # An example is a new request, not the answer to a question the agent left open.
         state = self.use(state)
         state.session.task = None
@@ -260,8 +272,11 @@ class PageHandlers:
 
     def take_message(self, message: dict | None, state: PageState | None) -> tuple:
         """Move the typed message out of the input, so the input empties at once while the
-        turn runs from the copy; if the turn cannot start, the words stay to send again."""
+        turn runs from the copy; if the turn cannot start, the words stay to send again.
+        While a turn runs nothing is sent: the words stay, and the person is told why."""
         prefs = state.prefs if state else self.prefs0
+        if state is not None and state.running:
+            return gr.skip(), HELD  # `send` and `run_example` send nothing; `tell_held` says why
         if (
             self.refusal(message, prefs.language)
             or self.access.turn_problem(state)
@@ -275,7 +290,28 @@ class PageHandlers:
                 self.make_model(state.prefs if state else self.prefs0)
         except ModelNotConfigured:
             return gr.skip(), message
-        return None, message
+        # The input empties, and its stop square shows while the turn runs.
+        return self.stop_square(True, value=None), message
+
+    def tell_held(self, message: dict | None, state: PageState | None) -> None:
+        """Say why a message was held back (a toast needs a queued event, which the taking
+        is not)."""
+        if message == HELD:
+            gr.Info(t("wait_turn", state.prefs.language if state else self.prefs0.language))
+
+    @staticmethod
+    def stop_square(shown: bool, **update: Any) -> Any:
+        """The input's stop square: shown while a turn runs, hidden otherwise."""
+        return gr.MultimodalTextbox(stop_btn=shown, **update)
+
+    def turn_ended(self, state: PageState | None) -> tuple:
+        """After a turn: its trace to download, and no stop square unless another turn of the
+        session still runs (a message held back while it ran ends at once)."""
+        return self.download_update(state), self.stop_square(bool(state and state.running))
+
+    def stopped(self, state: PageState | None) -> tuple:
+        """After Stop: the stopped turn's trace to download, and no stop square."""
+        return self.download_update(state), self.stop_square(False)
 
     @staticmethod
     def banner_update(prefs: Prefs) -> Any:

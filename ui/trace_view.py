@@ -369,6 +369,9 @@ def status_text(state: PageState) -> str:
     view = state.turns[-1].view
     if view.stats_line:
         return view.stats_line
+    if view.stopped:
+        stopped = words(state.prefs.language)["stopped"]
+        return f"{stopped} · {view.model_name}" if view.model else stopped
     if view.model:
         return f"{t('working', state.prefs.language)} · {view.model_name}"
     return t("working", state.prefs.language)

@@ -136,17 +136,154 @@ def test_every_example_finishes(page):
 def test_stop_cancels_a_running_turn_and_the_page_stays_usable(page, model):
     slow = "Thought: " + "thinking slowly " * 200 + "\nAnswer: never"
     model["factory"] = lambda: ScriptedModel([slow], delay=0.2, chunk_size=4, name="slow")
+    square = stop_square(page)
+    sync_api.expect(square).to_be_hidden()  # no turn runs yet
     ask(page, "take your time")
     page.locator("#trace").get_by_text("Thought 1").wait_for()
+    sync_api.expect(square).to_be_visible()
+    sync_api.expect(page.locator("#run-status")).to_contain_text("Working")
     started = time.monotonic()
     page.click("#stop")
+    sync_api.expect(page.locator("#run-status")).to_contain_text("Stopped", timeout=3_000)
     sync_api.expect(page.locator("#trace")).to_contain_text("Stopped")
     sync_api.expect(page.locator("#chat")).to_contain_text("Stopped before it finished")
+    sync_api.expect(square).to_be_hidden()
     assert time.monotonic() - started < 10
+    # It stays stopped: nothing of the cancelled turn says it is working afterwards.
+    time.sleep(1)
+    sync_api.expect(page.locator("#run-status")).not_to_contain_text("Working")
     model["factory"] = lambda: OfflineModel()
     ask(page, "convert 5 miles")
     wait_turn_done(page, 2)
     assert "unit" in last_reply(page).lower()
+
+
+def stop_square(page):
+    return page.locator("#input button.stop-button")
+
+
+def test_the_stop_square_stops_a_chinese_turn_and_says_so(browser, url, model):
+    slow = "Thought: " + "thinking slowly " * 200 + "\nAnswer: never"
+    model["factory"] = lambda: ScriptedModel([slow], delay=0.2, chunk_size=4, name="slow")
+    page = open_page(browser, url, locale="zh-CN")
+    try:
+        ask(page, "慢慢来")
+        page.locator("#trace").get_by_text("思考 1").wait_for()
+        stop_square(page).click()
+        sync_api.expect(page.locator("#run-status")).to_contain_text("已停止", timeout=3_000)
+        sync_api.expect(page.locator("#chat")).to_contain_text("在完成前被停止")
+        sync_api.expect(stop_square(page)).to_be_hidden()
+    finally:
+        page.context.close()
+
+
+def test_a_message_typed_during_a_turn_waits_in_the_input(page, model):
+    slow = "Thought: " + "thinking a while " * 40 + "\nAnswer: first answer"
+    model["factory"] = lambda: ScriptedModel([slow], delay=0.1, chunk_size=4, name="slow")
+    ask(page, "first question")
+    page.locator("#trace").get_by_text("Thought 1").wait_for()
+    model["factory"] = lambda: OfflineModel()  # for the turns after this one
+    box = page.locator("#input textarea")
+    ask(page, "what is 6*7")
+    sync_api.expect(page.get_by_text("Wait for the answer, or press Stop")).to_be_visible()
+    sync_api.expect(box).to_have_value("what is 6*7")
+    sync_api.expect(stop_square(page)).to_be_visible()  # the first turn still runs
+    # An example clicked during the turn waits too.
+    page.locator("#examples").get_by_text("A calculation", exact=True).click()
+    sync_api.expect(page.locator("#chat .user-row")).to_have_count(1)
+    wait_turn_done(page, 1)
+    assert "first answer" in last_reply(page)
+    sync_api.expect(page.locator("#chat .user-row")).to_have_count(1)
+    sync_api.expect(stop_square(page)).to_be_hidden()
+    box.fill("what is 6*7")
+    box.press("Enter")
+    sync_api.expect(box).to_have_value("")
+    wait_turn_done(page, 2)
+    assert "42" in last_reply(page)
+
+
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+def test_the_panels_have_no_trash_icon_only_the_clear_button(browser, url, locale):
+    page = open_page(browser, url, locale=locale)
+    try:
+        ask(page, "what is 2+2")
+        page.locator("#chat .bot-row").get_by_text("4").first.wait_for()
+        for panel in ("#chat", "#trace"):
+            for name in ("Clear", "清空对话"):
+                trash = page.locator(panel).get_by_role("button", name=name, exact=True)
+                sync_api.expect(trash).to_have_count(0)
+        copy_all = page.locator("#trace .icon-button-wrapper.top-panel button:visible")
+        sync_api.expect(copy_all).to_have_count(1)  # copying the trace stays
+        sync_api.expect(copy_all).to_be_visible()
+        sync_api.expect(page.locator("#clear")).to_be_visible()
+    finally:
+        page.context.close()
+
+
+SERIOUS = ("serious", "critical")
+
+
+def serious_violations(page) -> list[str]:
+    """axe's serious and critical findings on the page as it is now, one line each."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    found = Axe().run(page).response["violations"]
+    return [
+        f"{v['id']}: {[n['target'] for n in v['nodes']]} {v['nodes'][0]['failureSummary']}"
+        for v in found
+        if v["impact"] in SERIOUS
+    ]
+
+
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+def test_axe_finds_no_serious_problem_before_during_and_after_a_turn(browser, url, model, locale):
+    pytest.importorskip("axe_playwright_python")
+    model["factory"] = lambda: OfflineModel(delay=0.05, chunk_size=3)
+    page = open_page(browser, url, locale=locale)
+    try:
+        page.wait_for_timeout(500)
+        assert serious_violations(page) == [], "empty page"
+        ask(page, "Zoom into the bottom right corner and read the text", EXAMPLES / "label.png")
+        page.locator("#trace .thought-group").nth(1).wait_for()
+        assert serious_violations(page) == [], "mid-run"
+        done = ZH_DONE if locale.startswith("zh") else TURN_DONE
+        sync_api.expect(page.locator("#run-status")).to_contain_text(done, timeout=60_000)
+        sync_api.expect(page.locator("#download")).to_be_enabled()
+        page.wait_for_timeout(500)
+        assert serious_violations(page) == [], "after the turn"
+    finally:
+        page.context.close()
+
+
+def test_each_trace_step_is_one_named_tab_stop(page):
+    ask(page, "what is 2+2")
+    wait_turn_done(page, 1)
+    steps = page.locator("#trace .thought-group .title")
+    assert steps.count() >= 2
+    inner = page.locator("#trace .thought-group .title button")
+    assert inner.evaluate_all("els => els.every(el => el.inert && el.tabIndex < 0)")
+    # The title folds and unfolds its step from the keyboard.
+    step = page.locator("#trace .thought-group .title", has_text="Tool: calculator").last
+    step.focus()
+    sync_api.expect(step).to_be_focused()
+    assert step.inner_text().strip()
+    before = page.locator("#trace").inner_text()
+    step.press("Enter")
+    page.wait_for_timeout(300)
+    assert page.locator("#trace").inner_text() != before
+
+
+def test_a_long_message_scrolls_inside_the_input(page):
+    box = page.locator("#input textarea")
+    box.fill(("a long line of words " * 8 + "\n") * 120)  # about 20,000 characters
+    page.wait_for_timeout(300)
+    height = box.evaluate("el => el.getBoundingClientRect().height")
+    assert height <= 330
+    assert box.evaluate("el => el.scrollHeight > el.clientHeight")  # it scrolls inside
+    # The buttons stay right under the input, on one screen with the text being typed.
+    input_top = page.locator("#input").bounding_box()["y"]
+    stop = page.locator("#stop").bounding_box()
+    assert stop["y"] + stop["height"] - input_top < 500
 
 
 def test_chinese_setting_makes_the_agent_answer_in_chinese(page):

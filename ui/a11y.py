@@ -1,0 +1,41 @@
+"""Fixes, made in the browser, to Gradio's own markup where it is hard to use without a mouse
+or a screen: Gradio 6.31 has no setting for any of these.
+
+- Each folded step in the trace (and the chat's "Thinking…") is a `role=button` title holding a
+  second, nameless arrow button: two Tab stops, one of them silent, and an interactive element
+  inside another. The arrow leaves the tab order and the accessibility tree (`inert`); the
+  title, which has the step's name, still folds and unfolds the step, by click or by key.
+- A message's image is a button with no name; it gets one.
+- A message's `aria-label` sits on a `div` with no role, where it means nothing; the `div`
+  becomes a group, which the label names.
+"""
+
+from __future__ import annotations
+
+import json
+
+IMAGE_NAME = {"en": "Show the image larger", "zh": "放大查看图片"}
+
+
+def a11y_script() -> str:
+    """Browser code that applies the fixes, also to what the page shows later, at most once a
+    frame while the page changes."""
+    names = json.dumps(IMAGE_NAME, ensure_ascii=False)
+    return f"""() => {{
+  const names = {names};
+  const zh = (navigator.language || "").toLowerCase().startsWith("zh");
+  const fix = () => {{
+    waiting = false;
+    document.querySelectorAll(".thought-group .title .arrow button:not([inert])")
+      .forEach((el) => {{ el.setAttribute("inert", ""); el.tabIndex = -1; }});
+    document.querySelectorAll(".image-container > button:not([aria-label])")
+      .forEach((el) => el.setAttribute("aria-label", zh ? names.zh : names.en));
+    document.querySelectorAll(":is(#chat, #trace) div[aria-label]:not([role])")
+      .forEach((el) => el.setAttribute("role", "group"));
+  }};
+  let waiting = false;
+  new MutationObserver(() => {{
+    if (!waiting) {{ waiting = true; requestAnimationFrame(fix); }}
+  }}).observe(document.body, {{ subtree: true, childList: true }});
+  fix();
+}}"""
