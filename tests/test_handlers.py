@@ -175,6 +175,18 @@ async def test_an_empty_message_is_refused_in_a_sentence():
         await run(page.chat({"text": "  "}, None))
 
 
+@pytest.mark.parametrize("text", ["  ", "x" * 20_000])
+async def test_a_refused_message_on_the_page_warns_and_keeps_the_conversation(text):
+    # A raised error would cover the chat and the trace with error badges on the page.
+    page = PageHandlers(lambda prefs: OfflineModel(), Settings(), [ConvertUnits()])
+    state = page.new_state()
+    await run(page.send({"text": "convert 5 miles", "files": []}, state))
+    shown = page_values(state)[0]
+    with pytest.warns(UserWarning):
+        updates = await run(page.send({"text": text, "files": []}, state))
+    assert updates[-1][0] == shown and len(state.turns) == 1
+
+
 async def test_the_handlers_keep_sessions_apart():
     page = PageHandlers(lambda prefs: OfflineModel(), Settings(), [ConvertUnits()])
     first, second = page.new_state(), page.new_state()

@@ -212,9 +212,9 @@ class PageHandlers:
         """The page's own send: a message `take_message` held back sends nothing."""
         if message == HELD:
             return
-        async with contextlib.aclosing(self.chat(message, state)) as updates:
-            async for update in updates:
-                yield update
+        state = self.use(state)
+        async for update in _on_page(self.chat(message, state), state):
+            yield update
 
     async def run_example(
         self, message: dict | None, state: PageState | None
@@ -224,23 +224,26 @@ class PageHandlers:
         # An example is a new request, not the answer to a question the agent left open.
         state = self.use(state)
         state.session.task = None
-        async with contextlib.aclosing(self.chat(message, state)) as updates:
-            async for update in updates:
-                yield update
+        async for update in _on_page(self.chat(message, state), state):
+            yield update
 
     async def retry(self, state: PageState | None) -> AsyncIterator[tuple]:
         state = self.use(state)
         if not state.turns:
             yield page_values(state)
             return
-        await self._check(state, state.turns[-1].text, state.turns[-1].refs)
+        try:
+            await self._check(state, state.turns[-1].text, state.turns[-1].refs)
+        except gr.Error as exc:
+            gr.Warning(exc.message)
+            yield page_values(state)
+            return
         last = state.turns.pop()
         session = state.session
         session.task = last.task_before
         del session.history[last.history_len :]
-        async with contextlib.aclosing(self.run_turn(state, last.text, last.refs)) as updates:
-            async for update in updates:
-                yield update
+        async for update in _on_page(self.run_turn(state, last.text, last.refs), state):
+            yield update
 
     def stop(self, state: PageState | None) -> tuple:
         state = self.use(state, tell=False)
@@ -327,3 +330,16 @@ def _file_path(item: Any) -> str:
     if isinstance(item, dict):
         return str(item.get("path") or item.get("name") or "")
     return str(item)
+
+
+async def _on_page(updates: AsyncIterator[tuple], state: PageState) -> AsyncIterator[tuple]:
+    """The page's own turns: a refusal is a warning, and the conversation stays on screen (a
+    raised error would cover the chat and the trace with error badges). `/chat` keeps raising,
+    so a script reads the sentence as an error."""
+    try:
+        async with contextlib.aclosing(updates) as items:
+            async for update in items:
+                yield update
+    except gr.Error as exc:
+        gr.Warning(exc.message)
+        yield page_values(state)
