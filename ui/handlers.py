@@ -158,11 +158,9 @@ class PageHandlers:
             if any(r is record for r in state.turns):
                 self._stopped(state, record)
 
-    async def _run_agent(
-        self, state: PageState, record: TurnRecord, model: Any, images: list[ImageRef]
-    ) -> AsyncIterator[tuple]:
-        prefs = state.prefs
-        agent = Agent(
+    def agent_for(self, prefs: Prefs, model: Any) -> Agent:
+        """The agent a session's settings ask for; the page and the MCP endpoints share it."""
+        return Agent(
             model,
             self.tools,
             settings=self.env,
@@ -172,10 +170,15 @@ class PageHandlers:
             temperature=float(prefs.temperature),
             image_detail=prefs.image_detail,
         )
+
+    async def _run_agent(
+        self, state: PageState, record: TurnRecord, model: Any, images: list[ImageRef]
+    ) -> AsyncIterator[tuple]:
+        agent = self.agent_for(state.prefs, model)
         shown = 0.0
         async with contextlib.aclosing(agent.run(record.text, images, state.session)) as events:
             async for event in events:
-                event = self.access.screen(event, prefs)
+                event = self.access.screen(event, state.prefs)
                 record.events.append(event)
                 record.view.apply(event)
                 now = time.monotonic()

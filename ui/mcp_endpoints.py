@@ -29,7 +29,6 @@ from pydantic import ValidationError
 
 from agent.config import ModelNotConfigured
 from agent.images import ImageRejected, ImageStore
-from agent.runner import Agent
 from agent.tool_run import call_tool, one_line, timeout_for
 from tools.base import Tool, ToolContext, ToolInputError
 
@@ -170,16 +169,7 @@ async def run_turn(page: PageHandlers, text: str, images: list[str]) -> str:
         model = page.make_model(prefs)
     except ModelNotConfigured as error:
         raise gr.Error(str(error), print_exception=False) from None
-    agent = Agent(
-        model,
-        page.tools,
-        settings=page.env,
-        language=prefs.language,
-        style=prefs.style,
-        max_steps=int(prefs.max_steps),
-        temperature=float(prefs.temperature),
-        image_detail=prefs.image_detail,
-    )
+    agent = page.agent_for(prefs, model)
     session = agent.new_session()
     downloads = tempfile.mkdtemp(prefix="mcp-images-")
     try:
