@@ -43,6 +43,8 @@ class AnswerStream:
         self._sent = 0
 
     def feed(self, chunk: str) -> str:
+        if (self._state == "skip" and "\n" not in chunk) or self._mode == "done":
+            return ""  # the rest of a line that is not the answer: nothing to decide yet
         out: list[str] = []
         pos = 0
         while pos < len(chunk) and self._mode != "done":

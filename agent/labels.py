@@ -10,6 +10,7 @@ line, so everything here decides from what it has seen so far, within bounded te
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import NamedTuple
 
@@ -90,7 +91,11 @@ def match_label(line: str) -> re.Match[str] | None:
 
 
 def label_kind(match: re.Match[str]) -> str:
-    word = match["label"]
+    return _kind(match["label"])
+
+
+@functools.lru_cache(maxsize=256)
+def _kind(word: str) -> str:
     if word in _CHINESE:
         return _CHINESE[word]
     word = _GAP.sub("", word.lower()).rstrip("s")
@@ -180,6 +185,8 @@ def may_become_placeholder(start: str) -> bool:
 
 
 def _opens_placeholder(text: str) -> bool:
+    if not text.startswith(_OPENERS):
+        return False
     for opener in _OPENERS:
         if text.startswith(opener):
             after = text[len(opener) : len(opener) + 1]

@@ -148,10 +148,12 @@ class _Turn(TurnState):
     async def run(self, images: Sequence[str | Path | bytes | ImageRef]) -> AsyncIterator[Event]:
         body = asyncio.ensure_future(self._body(images))
         watchdog = asyncio.ensure_future(self._watch_consumer(body))
+        queue = self.queue
         try:
             while True:
                 self.waiting_since = None
-                event = await self.queue.get()
+                # Whatever the turn put since the last look is taken without a wait.
+                event = queue.get_nowait() if queue else await queue.get()
                 if event is _DONE:
                     break
                 self.waiting_since = time.monotonic()

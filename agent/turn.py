@@ -27,6 +27,7 @@ from .events import (
 )
 from .images import ImageRef
 from .intake import message_problem, prepare_images, turn_language
+from .mailbox import Mailbox
 from .messages import StepRecord, action_text, model_request
 from .models.base import ModelError, ModelRequest
 from .offload import Overdue, run_quick
@@ -62,8 +63,8 @@ class TurnState:
         # Arguments of each tool's task finished this turn.
         self.completed: dict[str, dict[str, Any]] = {}
         self.started = time.monotonic()
-        self.queue: asyncio.Queue[Any] = asyncio.Queue()
-        self.emit = self.queue.put_nowait
+        self.queue = Mailbox()
+        self.emit = self.queue.put
         self.protocol = agent.protocol_now()
         # Tracing watches every event on its way to the queue; off, nothing stands between.
         self.tracer = telemetry.turn_tracer(agent, session)

@@ -227,7 +227,7 @@ async def test_off_by_default_with_nothing_between_the_turn_and_its_queue(
 ):
     agent = Agent(ScriptedModel([ANSWER]), test_tools, settings=Settings())
     turn = TurnState(agent, "hi", agent.new_session())
-    assert turn.tracer is None and turn.emit == turn.queue.put_nowait
+    assert turn.tracer is None and turn.emit == turn.queue.put
     await collect(agent, "hi")
     assert agent.model.requests[0].want_usage is False
 

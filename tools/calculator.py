@@ -12,6 +12,7 @@ import ast
 import math
 import operator
 import re
+import threading
 import unicodedata
 from collections.abc import Sequence
 from typing import Any
@@ -127,18 +128,23 @@ _PERCENT_CHANGE = re.compile(rf"({_NUMBER})\s*([+-])\s*({_NUMBER})\s*%(?!\s*[\d(
 _PERCENT = re.compile(rf"({_NUMBER})\s*%(?!\s*[\d(.])")
 # 1,000,000 but not the argument list of max(100,200).
 _THOUSANDS = re.compile(r"(?<![\w(,.])\d{1,3}(?:,\d{3})+(?![\d,])")
+_SQRT_NUMBER = re.compile(r"sqrt\s*(\d+(?:\.\d+)?)")
 
 
 def normalise(expression: str) -> str:
     """Turn everyday notation into the evaluator's: ×, ÷, ^, full-width forms, percentages."""
-    text = unicodedata.normalize("NFKC", expression)
+    # Each rewrite is tried only when its mark is there: plain "3 + 4" skips them all.
+    text = expression if expression.isascii() else unicodedata.normalize("NFKC", expression)
     for old, new in (("×", "*"), ("÷", "/"), ("−", "-"), ("^", "**"), ("√", "sqrt")):
         text = text.replace(old, new)
-    text = _THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text)
-    text = re.sub(r"sqrt\s*(\d+(?:\.\d+)?)", r"sqrt(\1)", text)
-    text = _PERCENT_OF.sub(r"\1/100*", text)
-    text = _PERCENT_CHANGE.sub(r"(\1\2\1*\3/100)", text)
-    text = _PERCENT.sub(r"(\1/100)", text)
+    if "," in text:
+        text = _THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text)
+    if "sqrt" in text:
+        text = _SQRT_NUMBER.sub(r"sqrt(\1)", text)
+    if "%" in text:
+        text = _PERCENT_OF.sub(r"\1/100*", text)
+        text = _PERCENT_CHANGE.sub(r"(\1\2\1*\3/100)", text)
+        text = _PERCENT.sub(r"(\1/100)", text)
     return text.strip().rstrip("=?").strip()
 
 
@@ -162,7 +168,6 @@ MAX_NESTING = 60
 
 def _refusal(expression: str, tree: ast.Expression) -> str | None:
     """Why `tree` is not plain arithmetic, as the sentence to show; None when it is."""
-    known = ", ".join(sorted(FUNCTIONS))
     unknown_name = text = other = None
     stack: list[tuple[ast.AST, int]] = [(tree, 0)]
     while stack:
@@ -192,7 +197,7 @@ def _refusal(expression: str, tree: ast.Expression) -> str | None:
     if unknown_name:
         return (
             f"Could not evaluate {expression!r}: {unknown_name} is not an allowed function or "
-            f"constant. Allowed functions: {known}; constants: pi, e, tau."
+            f"constant. Allowed functions: {', '.join(sorted(FUNCTIONS))}; constants: pi, e, tau."
         )
     if text:
         return (
@@ -207,6 +212,20 @@ def _unreadable(expression: str) -> str:
         f"Could not read {expression!r} as arithmetic; use numbers, + - * / ** %, "
         "parentheses and functions such as sqrt, sin, log, factorial."
     )
+
+
+_local = threading.local()
+
+
+def _evaluator() -> SimpleEval:
+    """This thread's evaluator, made once: building one costs more than most evaluations."""
+    evaluator = getattr(_local, "evaluator", None)
+    if evaluator is None:
+        evaluator = SimpleEval(operators=OPERATORS, functions=FUNCTIONS, names=NAMES)
+        handlers = evaluator.nodes
+        evaluator.nodes = {kind: handlers[kind] for kind in _EVALUATED}
+        _local.evaluator = evaluator
+    return evaluator
 
 
 def evaluate(expression: str) -> int | float:
@@ -226,11 +245,8 @@ def evaluate(expression: str) -> int | float:
     refusal = _refusal(expression, tree)
     if refusal:
         raise ToolInputError(refusal)
-    evaluator = SimpleEval(operators=OPERATORS, functions=FUNCTIONS, names=NAMES)
-    handlers = evaluator.nodes
-    evaluator.nodes = {kind: handlers[kind] for kind in _EVALUATED}
     try:
-        result = evaluator.eval(text, previously_parsed=tree.body)
+        result = _evaluator().eval(text, previously_parsed=tree.body)
     except _TooLarge:
         raise ToolInputError(
             "The result would be too large to compute; use smaller numbers or exponents."
