@@ -35,7 +35,8 @@ from agent.events import (
 )
 from agent.images import ImageRef
 from ui.page_state import PageState, Prefs, TurnRecord
-from ui.trace_view import TurnView, page_values, render
+from ui.page_values import page_values
+from ui.trace_view import TurnView, render
 
 EVENT_CLASSES = get_args(get_args(Event)[0])
 IMAGE = ImageInfo(id="img_2", width=80, height=60, path="/tmp/sessions/img_2.png")

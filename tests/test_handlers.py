@@ -16,7 +16,7 @@ from tests.conftest import Echo
 from tools.convert_units import ConvertUnits
 from ui.handlers import PageHandlers
 from ui.page_state import PageState, Prefs
-from ui.trace_view import page_values
+from ui.page_values import page_values
 
 ECHO = ['Thought: echo it.\nAction: echo\nAction Input: {"text": "hi"}', "Answer: It said hi."]
 

@@ -26,7 +26,8 @@ from ui.examples import EXAMPLE_SETS, EXAMPLES_DIR, example_values
 from ui.handlers import PageHandlers
 from ui.labels import LABELS, UI_TEXT, browser_language, stats_text
 from ui.language import LANGUAGES, on_page_load
-from ui.trace_view import TurnView, status_text
+from ui.page_values import status_text
+from ui.trace_view import TurnView
 
 CJK = re.compile(r"[\u3400-\u9fff]")
 

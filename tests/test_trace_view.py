@@ -21,7 +21,8 @@ from agent.events import (
     ToolProgress,
     ToolResultEvent,
 )
-from ui.trace_view import TurnView, render, streaming_thought, user_message
+from ui.page_values import user_message
+from ui.trace_view import TurnView, render, streaming_thought
 
 
 def titled(view: TurnView, prefix: str) -> list[dict]:

@@ -25,8 +25,9 @@ from agent.runner import Agent
 from .access import Access
 from .labels import t
 from .page_state import PageState, Prefs, TurnRecord, default_model, default_prefs
+from .page_values import page_values
 from .sweeper import LIVE
-from .trace_view import TurnView, page_values
+from .trace_view import TurnView
 
 STREAM_INTERVAL = 0.05
 # What `take_message` hands on instead of a message while a turn runs: nothing is sent.

@@ -3,7 +3,7 @@
 Pure data, no gradio: a trace message is a chat-message dict (`role`, `content`, `metadata` with
 `title`, `id`, `parent_id`, `status`, `duration`, `log`), the format a messages chatbot renders
 as foldable, nestable steps. `TurnView.apply(event)` is the one place an event becomes a change
-on the page; `render(events)` replays a whole turn; `page_values(state)` is what a turn streams.
+on the page; `render(events)` replays a whole turn. `ui.page_values` makes the page's values.
 """
 
 from __future__ import annotations
@@ -11,9 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, assert_never
-from urllib.parse import quote
+from typing import Any, assert_never
 
 from agent.events import (
     AnswerDeltaEvent,
@@ -34,13 +32,7 @@ from agent.events import (
     ToolResultEvent,
 )
 
-from .labels import calls_text, model_name, stats_text, t, words
-
-if TYPE_CHECKING:
-    from .page_state import PageState
-
-# Turns the trace panel keeps: the page sends the whole trace on every update.
-TRACE_TURNS = 20
+from .labels import calls_text, model_name, stats_text, words
 
 _ACTION_CUT = re.compile(r"\n?\s*(Action\s*Input|Action|Answer|Final Answer)\s*[:：]", re.I)
 _THOUGHT_LABEL = re.compile(r"^\s*Thought\s*[:：]\s*", re.I)
@@ -291,14 +283,6 @@ def _snippet(text: str, limit: int = 48) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def user_message(text: str, image_paths: Iterable[str] = ()) -> dict[str, Any]:
-    """The person's turn in the conversation: their words and their images as thumbnails."""
-    content: list[Any] = [{"path": p} for p in image_paths]
-    if text.strip():
-        content.insert(0, text)
-    return {"role": "user", "content": content or [""]}
-
-
 def render(
     events: Iterable[Event], number: int = 1, language: str = "en", question: str = ""
 ) -> TurnView:
@@ -307,71 +291,3 @@ def render(
     for event in events:
         view.apply(event)
     return view
-
-
-# -- what the page shows ------------------------------------------------------------------------
-
-
-def page_values(state: PageState) -> tuple:
-    """What a turn streams: only values, never component updates, because each component
-    update makes Gradio rebuild that component's config on the event loop."""
-    return chat_messages(state), trace_messages(state), state, status_text(state)
-
-
-def chat_messages(state: PageState) -> list[dict[str, Any]]:
-    messages: list[dict[str, Any]] = []
-    for record in state.turns:
-        messages.append(user_message(record.text, [ref.path for ref in record.refs]))
-        view = record.view
-        if view.answer:
-            messages.append({"role": "assistant", "content": view.answer})
-        elif not view.done:
-            working = {"title": words(state.prefs.language)["thinking"], "status": "pending"}
-            messages.append({"role": "assistant", "content": "", "metadata": working})
-    return messages
-
-
-def trace_messages(state: PageState) -> list[dict[str, Any]]:
-    """Every recent turn's steps; finished turns fold, except the latest, which stays open.
-    The page sends the whole trace on every update, so older turns leave it (not the chat)."""
-    messages = [m for record in state.turns[-TRACE_TURNS:] for m in record.view.messages]
-    latest = state.turns[-1].view.turn_id if state.turns else None
-    for index, message in enumerate(messages):
-        meta, content = message["metadata"], message["content"]
-        if meta.get("id") == latest and meta.get("status") == "done":
-            # No status: Gradio shows the group open, without a spinner.
-            meta = {k: v for k, v in meta.items() if k != "status"}
-            message = {**message, "metadata": meta}
-        if isinstance(content, list):
-            # A folded step shows images only as Markdown, so tool images become links to
-            # the session's own copies.
-            message = {**message, "content": _markdown_with_images(content)}
-        messages[index] = message
-    return messages
-
-
-def _markdown_with_images(content: list[Any]) -> str:
-    parts = []
-    for part in content:
-        if isinstance(part, dict) and part.get("path"):
-            path = Path(part["path"])
-            # The file is named `<id>-<random token>`; the id alone is the image's name.
-            name = path.stem.partition("-")[0]
-            parts.append(f"![{name}](/gradio_api/file={quote(str(path))})")
-        else:
-            parts.append(str(part))
-    return "\n\n".join(parts)
-
-
-def status_text(state: PageState) -> str:
-    if not state.turns:
-        return ""
-    view = state.turns[-1].view
-    if view.stats_line:
-        return view.stats_line
-    if view.stopped:
-        stopped = words(state.prefs.language)["stopped"]
-        return f"{stopped} · {view.model_name}" if view.model else stopped
-    if view.model:
-        return f"{t('working', state.prefs.language)} · {view.model_name}"
-    return t("working", state.prefs.language)
