@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -27,6 +26,7 @@ from .openai_errors import (
     seconds,
     status_error,
 )
+from .stream_reading import note_report, reasoning_text, safe_end, stop_at, stop_pattern
 from .tool_calls import CallAssembler
 
 log = logging.getLogger(__name__)
@@ -154,7 +154,7 @@ class OpenAIChatModel:
     async def stream(self, request: ModelRequest) -> AsyncIterator[str | ToolCallPart]:
         # With native tool calling the reply ends with calls, not with an Observation line.
         stops = [s for s in request.stop if s] if request.tool_specs is None else []
-        pattern = _stop_pattern(stops)
+        pattern = stop_pattern(stops)
         limit = request.max_tokens if request.max_tokens is not None else self.max_tokens
         # OpenAI takes at most four stop strings; the rest are honoured here only.
         stream = await self._open(request, stops[:4], limit)
@@ -167,7 +167,7 @@ class OpenAIChatModel:
         try:
             async with stream:
                 async for chunk in stream:
-                    _note_report(request, chunk)
+                    note_report(request, chunk)
                     if not chunk.choices:
                         continue  # a usage-only chunk
                     choice = chunk.choices[0]
@@ -175,7 +175,7 @@ class OpenAIChatModel:
                     delta = choice.delta
                     if delta is None:
                         continue
-                    thought = _reasoning_text(delta)
+                    thought = reasoning_text(delta)
                     reasoning = reasoning or bool(thought)
                     size += len(thought) + len(delta.content or "") + calls.feed(delta)
                     if size > limit * CHARS_PER_TOKEN:
@@ -187,13 +187,13 @@ class OpenAIChatModel:
                     if not delta.content:
                         continue
                     received += delta.content
-                    cut = _stop_at(received, pattern, sent)
+                    cut = stop_at(received, pattern, sent)
                     if cut is not None:
                         if cut > sent:
                             yield received[sent:cut]
                         return
                     # Hold back a line that may yet become a stop string.
-                    safe = _safe_end(received, stops)
+                    safe = safe_end(received, stops)
                     if safe > sent:
                         yield received[sent:safe]
                         sent = safe
@@ -327,49 +327,3 @@ class OpenAIChatModel:
     def _logged(self, error: ModelError) -> ModelError:
         log.warning("Model call failed (%s): %s", error.kind, error)
         return error
-
-
-def _reasoning_text(delta: Any) -> str:
-    # vLLM and DeepSeek call it `reasoning_content`, OpenRouter and newer servers `reasoning`.
-    for name in ("reasoning_content", "reasoning"):
-        value = getattr(delta, name, None)
-        if isinstance(value, str) and value:
-            return value
-    return ""
-
-
-def _stop_pattern(stops: list[str]) -> re.Pattern[str] | None:
-    """Matches a stop string that begins a line, after optional spaces."""
-    if not stops:
-        return None
-    return re.compile(r"^[ \t]*(?:" + "|".join(map(re.escape, stops)) + ")", re.MULTILINE)
-
-
-def _stop_at(text: str, pattern: re.Pattern[str] | None, sent: int) -> int | None:
-    """Where the first stop line starts; lines before the one holding `sent` were checked."""
-    if pattern is None:
-        return None
-    match = pattern.search(text, text.rfind("\n", 0, sent) + 1)
-    return match.start() if match else None
-
-
-def _safe_end(text: str, stops: list[str]) -> int:
-    """How much of `text` can be sent without risking text that turns out to be a stop string."""
-    line_start = text.rfind("\n") + 1
-    tail = text[line_start:].lstrip(" \t")
-    if any(s.startswith(tail) for s in stops):
-        return line_start
-    return len(text)
-
-
-def _note_report(request: ModelRequest, chunk: Any) -> None:
-    """Keep what a chunk says about the call: the finish reason, and the usage that a final
-    chunk carries when asked for (`stream_options`)."""
-    report = request.report
-    for choice in chunk.choices or ():
-        if choice.finish_reason:
-            report.finish_reason = choice.finish_reason
-    usage = getattr(chunk, "usage", None)
-    if usage is not None:
-        report.input_tokens = getattr(usage, "prompt_tokens", None)
-        report.output_tokens = getattr(usage, "completion_tokens", None)
