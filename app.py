@@ -1,9 +1,9 @@
 """The web page: the agent in front of people. `python app.py` serves it.
 
-This module is the page's layout and wiring only. What its inputs and buttons do is
-`ui.handlers.PageHandlers`; each browser session's state is `ui.page_state.PageState`; events
-become chat and trace values in `ui.trace_view`. The API endpoint `/chat` takes
-`{"text": ..., "files": [...]}`.
+This module puts the page together and wires it. Its parts are `ui.layout`; what its inputs
+and buttons do is `ui.handlers.PageHandlers`; each browser session's state is
+`ui.page_state.PageState`; events become chat and trace values in `ui.trace_view` and
+`ui.page_values`. The API endpoint `/chat` takes `{"text": ..., "files": [...]}`.
 """
 
 from __future__ import annotations
@@ -17,19 +17,19 @@ from typing import Any
 import gradio as gr
 
 from agent.config import (
-    DEFAULT_OPENAI_MODEL,
     HF_ROUTER_URL,
     ModelNotConfigured,
     Settings,
     server_key,
 )
 from ui.a11y import a11y_script
-from ui.access import shown_url
-from ui.examples import EXAMPLES, EXAMPLES_DIR, example_labels, example_values
+from ui.examples import EXAMPLES, EXAMPLES_DIR, example_values
 from ui.handlers import PageHandlers
 from ui.labels import UI_TEXT
-from ui.language import LANGUAGES, aria_script, example_visibility, on_page_load
+from ui.language import aria_script, example_visibility, on_page_load
+from ui.layout import I18N, THEME, chat_tab, settings_panel
 from ui.page_state import PageState, Prefs, default_model, default_prefs, sessions_root
+from ui.scenarios_tab import add_scenarios_tab
 from ui.script_api import add_script_endpoints
 from ui.server import Page
 
@@ -57,8 +57,6 @@ log = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parent
 ASSETS = ROOT / "assets"
 
-# The page follows the browser's language; zh-CN and zh-TW browsers both get Chinese.
-I18N = gr.I18n(**UI_TEXT, **{"zh-CN": UI_TEXT["zh"], "zh-TW": UI_TEXT["zh"]})
 # Turns mostly wait on their model: many sessions may wait at once (Gradio's default is 1).
 TURNS_AT_ONCE = 64
 
@@ -79,47 +77,15 @@ def build_demo(
         banner = gr.Markdown(
             I18N("banner_offline"), elem_id="banner", visible=prefs0.source == "offline"
         )
-        with gr.Row(equal_height=False):
-            with gr.Column(scale=3, min_width=360):
-                chatbot = gr.Chatbot(
-                    elem_id="chat",
-                    label=I18N("chat_label"),
-                    height=560,
-                    layout="bubble",
-                    buttons=["copy"],
-                    placeholder=I18N("chat_placeholder"),
-                    feedback_options=None,
-                )
-                box = ImageTextbox(
-                    elem_id="input",
-                    file_types=["image"],
-                    file_count="multiple",
-                    sources=["upload"],
-                    placeholder=I18N("input_placeholder"),
-                    show_label=False,
-                    stop_btn=False,  # shown while a turn runs
-                    autofocus=True,
-                )
-                with gr.Row(elem_id="controls"):
-                    stop_btn = gr.Button(I18N("stop"), elem_id="stop", variant="stop", size="sm")
-                    retry_btn = gr.Button(I18N("retry"), elem_id="retry", size="sm")
-                    clear_btn = gr.Button(I18N("clear"), elem_id="clear", size="sm")
-                    download = gr.DownloadButton(
-                        I18N("download"), elem_id="download", interactive=False, size="sm"
-                    )
-                examples = _examples(box, prefs0.language)
-            with gr.Column(scale=2, min_width=320):
-                status = gr.Markdown(elem_id="run-status")
-                trace = gr.Chatbot(
-                    elem_id="trace",
-                    label=I18N("trace_label"),
-                    height=640,
-                    placeholder=I18N("trace_placeholder"),
-                    feedback_options=None,
-                    buttons=["copy_all"],
-                    group_consecutive_messages=False,
-                )
-        settings = _settings_panel(prefs0)
+        with gr.Tabs(elem_id="tabs"):
+            with gr.Tab(I18N("tab_chat"), id="chat-tab", elem_id="chat-tab"):
+                parts = chat_tab(prefs0)
+                chatbot, box, trace, status = parts.chatbot, parts.box, parts.trace, parts.status
+                stop_btn, retry_btn, clear_btn = parts.stop_btn, parts.retry_btn, parts.clear_btn
+                download, examples = parts.download, parts.examples
+            with gr.Tab(I18N("tab_scenarios"), id="scenarios-tab", elem_id="scenarios-tab"):
+                add_scenarios_tab(page, state, I18N)
+        settings = settings_panel(prefs0)
 
         outputs = [chatbot, trace, state, status]
         turn = {"outputs": outputs, "concurrency_limit": TURNS_AT_ONCE, "show_progress": "hidden"}
@@ -184,127 +150,6 @@ def build_demo(
             add_mcp_endpoints(demo, page)  # the tools and ask_agent, for MCP clients
     demo.queue(default_concurrency_limit=TURNS_AT_ONCE)
     return demo
-
-
-def _examples(box: Any, language: str) -> list[gr.Examples]:
-    """One example set per language, in LANGUAGES order; the page shows the one of its
-    language. All are inside the element `examples`."""
-    with gr.Column(elem_id="examples"):
-        return [
-            gr.Examples(
-                examples=example_values(key),
-                example_labels=example_labels(key),
-                inputs=[box],
-                label=I18N("examples"),
-                cache_examples=False,
-                api_visibility="private",
-                elem_id=f"examples-{key}",
-                examples_per_page=len(example_labels(key)),
-                visible=key == language,
-            )
-            for key in LANGUAGES
-        ]
-
-
-def _settings_panel(prefs0: Prefs) -> dict[str, Any]:
-    """The Settings accordion; its fields by the name of the `Prefs` field each one sets."""
-    with gr.Accordion(I18N("settings"), open=False, elem_id="settings"):
-        with gr.Row():
-            source = gr.Radio(
-                [(I18N("source_offline"), "offline"), (I18N("source_openai"), "openai")],
-                value=prefs0.source,
-                label=I18N("source"),
-                elem_id="source",
-            )
-            base_url = gr.Textbox(
-                # Credentials in the configured URL stay on the server, which still uses them.
-                shown_url(prefs0.base_url),
-                label=I18N("base_url"),
-                placeholder="https://api.openai.com/v1",
-                elem_id="base-url",
-            )
-            model_name = gr.Textbox(
-                prefs0.model,
-                label=I18N("model_name"),
-                placeholder=DEFAULT_OPENAI_MODEL,
-                elem_id="model-name",
-            )
-            api_key = gr.Textbox(
-                "",
-                type="password",
-                label=I18N("api_key"),
-                info=I18N("api_key_info"),
-                elem_id="api-key",
-            )
-        with gr.Row():
-            temperature = gr.Slider(
-                0, 2, value=prefs0.temperature, step=0.1, label=I18N("temperature")
-            )
-            max_steps = gr.Slider(1, 50, value=prefs0.max_steps, step=1, label=I18N("steps"))
-            detail = gr.Radio(
-                [(I18N(f"detail_{level}"), level) for level in ("auto", "low", "high")],
-                value=prefs0.image_detail,
-                label=I18N("detail"),
-            )
-            language = gr.Radio(
-                [("English", "en"), ("中文", "zh")],
-                value=prefs0.language,
-                label=I18N("language"),
-                elem_id="language",
-            )
-            style = gr.Radio(
-                [(I18N("style_react"), "react"), (I18N("style_plugin"), "plugin-task")],
-                value=prefs0.style,
-                label=I18N("style"),
-                elem_id="style",
-            )
-    return {
-        "source": source,
-        "base_url": base_url,
-        "model": model_name,
-        "api_key": api_key,
-        "temperature": temperature,
-        "max_steps": max_steps,
-        "image_detail": detail,
-        "language": language,
-        "style": style,
-    }
-
-
-class ImageTextbox(gr.MultimodalTextbox):
-    """The multimodal textbox, with uploads checked by `agent.images` instead of by file type.
-
-    The browser's picker still offers images only; a file that is not one reaches the handler,
-    which says in one sentence why it was refused and keeps the rest of the turn.
-    """
-
-    is_template = True
-
-    def preprocess(self, payload: Any) -> Any:
-        if payload is None:
-            return None
-        return {"text": payload.text, "files": [f.path for f in payload.files]}
-
-
-# Local fonts only: the page needs nothing from a font service, and Chinese text always has a face.
-_FONTS = [
-    "system-ui",
-    "Segoe UI",
-    "Roboto",
-    "Helvetica Neue",
-    "Arial",
-    "Noto Sans CJK SC",
-    "PingFang SC",
-    "Microsoft YaHei",
-    "WenQuanYi Micro Hei",
-    "sans-serif",
-]
-THEME = gr.themes.Soft(
-    primary_hue="indigo",
-    neutral_hue="slate",
-    font=_FONTS,
-    font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "Consolas", "monospace"],
-)
 
 
 def launch_options(env: Settings | None = None) -> dict[str, Any]:

@@ -1,0 +1,197 @@
+"""The page's parts: the chat tab (conversation, input, controls, examples, trace), the Settings
+panel, the multimodal input, the theme and the page's text in both languages. `app.build_demo`
+puts them together and wires them to `ui.handlers`."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import gradio as gr
+
+from agent.config import DEFAULT_OPENAI_MODEL
+
+from .access import shown_url
+from .examples import example_labels, example_values
+from .labels import UI_TEXT
+from .language import LANGUAGES
+from .page_state import Prefs
+
+# The page follows the browser's language; zh-CN and zh-TW browsers both get Chinese.
+I18N = gr.I18n(**UI_TEXT, **{"zh-CN": UI_TEXT["zh"], "zh-TW": UI_TEXT["zh"]})
+
+
+def chat_tab(prefs0: Prefs) -> SimpleNamespace:
+    """The conversation and its trace, side by side (stacked on a narrow screen)."""
+    with gr.Row(equal_height=False):
+        with gr.Column(scale=3, min_width=360):
+            chatbot = gr.Chatbot(
+                elem_id="chat",
+                label=I18N("chat_label"),
+                height=560,
+                layout="bubble",
+                buttons=["copy"],
+                placeholder=I18N("chat_placeholder"),
+                feedback_options=None,
+            )
+            box = ImageTextbox(
+                elem_id="input",
+                file_types=["image"],
+                file_count="multiple",
+                sources=["upload"],
+                placeholder=I18N("input_placeholder"),
+                show_label=False,
+                stop_btn=False,  # shown while a turn runs
+                autofocus=True,
+            )
+            with gr.Row(elem_id="controls"):
+                stop_btn = gr.Button(I18N("stop"), elem_id="stop", variant="stop", size="sm")
+                retry_btn = gr.Button(I18N("retry"), elem_id="retry", size="sm")
+                clear_btn = gr.Button(I18N("clear"), elem_id="clear", size="sm")
+                download = gr.DownloadButton(
+                    I18N("download"), elem_id="download", interactive=False, size="sm"
+                )
+            examples = _examples(box, prefs0.language)
+        with gr.Column(scale=2, min_width=320):
+            status = gr.Markdown(elem_id="run-status")
+            trace = gr.Chatbot(
+                elem_id="trace",
+                label=I18N("trace_label"),
+                height=640,
+                placeholder=I18N("trace_placeholder"),
+                feedback_options=None,
+                buttons=["copy_all"],
+                group_consecutive_messages=False,
+            )
+    return SimpleNamespace(
+        chatbot=chatbot,
+        box=box,
+        stop_btn=stop_btn,
+        retry_btn=retry_btn,
+        clear_btn=clear_btn,
+        download=download,
+        examples=examples,
+        status=status,
+        trace=trace,
+    )
+
+
+def _examples(box: Any, language: str) -> list[gr.Examples]:
+    """One example set per language, in LANGUAGES order; the page shows the one of its
+    language. All are inside the element `examples`."""
+    with gr.Column(elem_id="examples"):
+        return [
+            gr.Examples(
+                examples=example_values(key),
+                example_labels=example_labels(key),
+                inputs=[box],
+                label=I18N("examples"),
+                cache_examples=False,
+                api_visibility="private",
+                elem_id=f"examples-{key}",
+                examples_per_page=len(example_labels(key)),
+                visible=key == language,
+            )
+            for key in LANGUAGES
+        ]
+
+
+def settings_panel(prefs0: Prefs) -> dict[str, Any]:
+    """The Settings accordion; its fields by the name of the `Prefs` field each one sets."""
+    with gr.Accordion(I18N("settings"), open=False, elem_id="settings"):
+        with gr.Row():
+            source = gr.Radio(
+                [(I18N("source_offline"), "offline"), (I18N("source_openai"), "openai")],
+                value=prefs0.source,
+                label=I18N("source"),
+                elem_id="source",
+            )
+            base_url = gr.Textbox(
+                # Credentials in the configured URL stay on the server, which still uses them.
+                shown_url(prefs0.base_url),
+                label=I18N("base_url"),
+                placeholder="https://api.openai.com/v1",
+                elem_id="base-url",
+            )
+            model_name = gr.Textbox(
+                prefs0.model,
+                label=I18N("model_name"),
+                placeholder=DEFAULT_OPENAI_MODEL,
+                elem_id="model-name",
+            )
+            api_key = gr.Textbox(
+                "",
+                type="password",
+                label=I18N("api_key"),
+                info=I18N("api_key_info"),
+                elem_id="api-key",
+            )
+        with gr.Row():
+            temperature = gr.Slider(
+                0, 2, value=prefs0.temperature, step=0.1, label=I18N("temperature")
+            )
+            max_steps = gr.Slider(1, 50, value=prefs0.max_steps, step=1, label=I18N("steps"))
+            detail = gr.Radio(
+                [(I18N(f"detail_{level}"), level) for level in ("auto", "low", "high")],
+                value=prefs0.image_detail,
+                label=I18N("detail"),
+            )
+            language = gr.Radio(
+                [("English", "en"), ("中文", "zh")],
+                value=prefs0.language,
+                label=I18N("language"),
+                elem_id="language",
+            )
+            style = gr.Radio(
+                [(I18N("style_react"), "react"), (I18N("style_plugin"), "plugin-task")],
+                value=prefs0.style,
+                label=I18N("style"),
+                elem_id="style",
+            )
+    return {
+        "source": source,
+        "base_url": base_url,
+        "model": model_name,
+        "api_key": api_key,
+        "temperature": temperature,
+        "max_steps": max_steps,
+        "image_detail": detail,
+        "language": language,
+        "style": style,
+    }
+
+
+class ImageTextbox(gr.MultimodalTextbox):
+    """The multimodal textbox, with uploads checked by `agent.images` instead of by file type.
+
+    The browser's picker still offers images only; a file that is not one reaches the handler,
+    which says in one sentence why it was refused and keeps the rest of the turn.
+    """
+
+    is_template = True
+
+    def preprocess(self, payload: Any) -> Any:
+        if payload is None:
+            return None
+        return {"text": payload.text, "files": [f.path for f in payload.files]}
+
+
+# Local fonts only: the page needs nothing from a font service, and Chinese text always has a face.
+_FONTS = [
+    "system-ui",
+    "Segoe UI",
+    "Roboto",
+    "Helvetica Neue",
+    "Arial",
+    "Noto Sans CJK SC",
+    "PingFang SC",
+    "Microsoft YaHei",
+    "WenQuanYi Micro Hei",
+    "sans-serif",
+]
+THEME = gr.themes.Soft(
+    primary_hue="indigo",
+    neutral_hue="slate",
+    font=_FONTS,
+    font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "Consolas", "monospace"],
+)
