@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from agent.config import Settings
 from agent.models import OfflineModel
 from tools.calculator import Calculator
 from tools.convert_units import ConvertUnits
+from tools.zoom import Zoom
 from ui import history
 from ui.handlers import PageHandlers
 from ui.history_panel import History
 from ui.page_values import chat_messages
 
+EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
 SETTINGS = ["source", "base_url", "model", "api_key", "temperature", "max_steps"]
 SETTINGS += ["image_detail", "language", "style"]
 
@@ -100,3 +104,18 @@ async def test_retry_after_a_restore_reruns_the_last_turn_without_doubling_the_m
     assert [t.user_text for t in again.session.history] == ["what is 6*7", "what is 2+2"]
     state.close()
     fresh.close()
+
+
+async def test_a_past_conversation_keeps_its_images_until_the_page_closes():
+    page = PageHandlers(lambda prefs: OfflineModel(), Settings(), [Zoom()])
+    panel_ = History(page, SETTINGS)
+    message = {"text": "Zoom into the top left", "files": [str(EXAMPLES / "label.png")]}
+    *_, (_, _, state, _) = await run(page.chat(message, None))
+    first = state.conversation_id
+    old_folder = Path(state.turns[0].refs[0].path).parent
+    panel_.new(state)
+    assert old_folder.is_dir() and old_folder in state.folders()
+    panel_.open(first, state)
+    assert state.turns[0].gone == [] and Path(state.turns[0].refs[0].path).is_file()
+    state.close()
+    assert not old_folder.exists() and state.folders() == []

@@ -106,7 +106,9 @@ class History:
         state = self.page.use(state, tell=False)
         saved, problem = read(value)
         state.saved = saved
-        conversation = find(saved, saved["current"])
+        # A message sent before the page finished loading started a conversation of its own;
+        # the saved one stays in the list.
+        conversation = None if state.turns else find(saved, saved["current"])
         restored = conversation is not None and self._open(state, conversation)
         if conversation is not None and not restored:
             problem = True
