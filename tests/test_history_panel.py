@@ -61,6 +61,7 @@ async def test_new_puts_the_conversation_in_the_list_and_open_brings_it_back():
     first = state.conversation_id
     chat, _, state, _, _, saved, listed, *_ = panel_.new(state)
     assert chat == [] and state.conversation_id != first
+    assert saved["current"] == state.conversation_id
     assert [value for _, value in listed.choices] == [first]
     *_, (_, _, state, _) = await run(page.chat({"text": "what is 6*7"}, state))
     second = state.conversation_id

@@ -187,6 +187,7 @@ class History:
         self.page.stop(state)
         self._keep(state)
         state.start_over()
+        self._keep(state)  # a reload now shows the fresh conversation
         return state
 
 

@@ -84,6 +84,11 @@ def turn_done(page, turns: int, locale: str = "en-US") -> None:
     """Wait until the chat holds `turns` finished turns and the browser has saved them."""
     expect(page.locator("#chat .bot-row")).to_have_count(turns)
     expect(page.locator("#run-status")).to_contain_text(DONE[locale])
+    wait_saved(page, turns)
+
+
+def wait_saved(page, turns: int) -> None:
+    """Wait until the browser holds the page's conversation with `turns` turns."""
     deadline = time.monotonic() + 10
     while saved_turns(page) != turns:
         assert time.monotonic() < deadline, "the conversation was not saved"
@@ -163,7 +168,12 @@ def test_new_conversation_then_open_the_past_one_and_go_on(browser, url, locale)
     page.click("#new-conversation")
     chat = page.locator("#chat")
     expect(chat.locator(".bot-row")).to_have_count(0)
+    wait_saved(page, 0)
+    reload(page)  # the fresh conversation is the one a reload shows
+    chat = page.locator("#chat")
     listed = past_list(page, locale)
+    expect(listed.get_by_text(question, exact=True)).to_have_count(1)
+    expect(chat.locator(".bot-row")).to_have_count(0)
     listed.get_by_text(question, exact=True).click()
     page.click("#open-conversation")
     expect(chat).to_contain_text(question)
