@@ -214,7 +214,10 @@ def test_the_api_key_is_never_in_local_storage(browser, url):
     ask(page, "what is 6*7")
     turn_done(page, 1)
     page.locator("#settings input[type=range]").first.fill("0.5")  # a change saves again
-    page.wait_for_timeout(500)
+    deadline = time.monotonic() + 10
+    while decrypted(stored(page))["conversations"][0]["prefs"]["temperature"] != 0.5:
+        assert time.monotonic() < deadline, "the change of settings was not saved"
+        page.wait_for_timeout(100)
     raw = page.evaluate("() => JSON.stringify(Object.entries(localStorage))")
     assert KEY not in raw
     value = decrypted(stored(page))
@@ -223,6 +226,7 @@ def test_the_api_key_is_never_in_local_storage(browser, url):
     reload(page)
     page.locator("#settings").get_by_text("Settings").first.click()
     expect(page.locator("#api-key input, #api-key textarea").first).to_have_value("")
+    expect(page.locator("#settings input[type=range]").first).to_have_value("0.5")
     page.context.close()
 
 
