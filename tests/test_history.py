@@ -244,3 +244,16 @@ def test_titles_come_from_the_first_message():
     assert history.title_of("", "zh") == "仅图片"
     long = history.title_of("word " * 40, "en")
     assert len(long) == history.TITLE_CHARS and long.endswith("…")
+
+
+async def test_image_ids_of_a_shape_the_server_never_makes_are_refused():
+    page = offline_page(Zoom())
+    label = str(EXAMPLES / "label.png")
+    *_, (_, _, state, _) = await run(page.chat({"text": "Zoom in", "files": [label]}, None))
+    good = history.snapshot(state)
+    forged = {**good, "images": [{**good["images"][0], "id": "../../x"}]}
+    stored, problem = history.read({**history.empty(good["id"]), "conversations": [forged]})
+    assert problem and stored["conversations"] == []
+    with pytest.raises(ValueError):
+        history.restore(page.new_state(), forged)
+    state.close()

@@ -7,8 +7,8 @@ The value lives in the browser's localStorage (`gr.BrowserState`, wired by
      "conversations": [<conversation>, ...]}          newest first, at most MAX_CONVERSATIONS
 
 Each conversation is {"id", "title", "saved_at", "turns" (the turns of the page's download,
-`ui.conversation_export.conversation_data`, without the events that only animate a running
-turn), "history" and "task" (the agent's memory, `agent.session`), "images" (each image's
+`ui.conversation_export.conversation_data`, each run of streamed pieces kept as one event),
+"history" and "task" (the agent's memory, `agent.session`), "images" (each image's
 `ImageRef` with `path` the file's name alone), "folder" (the name of the session folder the
 files are in) and "prefs" (the settings, never the API key)}. The files themselves stay on the
 server: a restore copies those still there into the new session, and an image whose file has
@@ -28,12 +28,12 @@ import shutil
 import time
 from dataclasses import fields
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent.dialogue import PendingTask
-from agent.events import TRACE_ADAPTER, RunFinishedEvent
+from agent.events import TRACE_ADAPTER
 from agent.session import Turn, without_images
 from tools.base import ImageRef
 
@@ -56,14 +56,20 @@ _PIECES = {"model_delta": "step", "answer_delta": None, "tool_progress": "call_i
 _FOLDER = re.compile(r"session-[A-Za-z0-9_]{1,64}")
 _FILE = re.compile(r"img_\d{1,9}-[0-9a-f]{8,64}\.(png|jpg|jpeg|webp|gif)")
 _ID = re.compile(r"[0-9a-f]{1,32}")
-# Outcomes after which the agent remembers the turn (`agent.turn.TurnState.remember`).
-_REMEMBERED = {"answered", "asked", "ended", "error"}
+_IMAGE_ID = r"^img_\d{1,9}$"
+
+
+ImageId = Annotated[str, Field(pattern=_IMAGE_ID)]
+
+
+class StoredImage(ImageRef):
+    id: ImageId
 
 
 class StoredTurn(BaseModel):
     number: int = Field(ge=1)
     text: str
-    images: list[str] = Field(default_factory=list)
+    images: list[ImageId] = Field(default_factory=list)
     status: str = "answered"
     events: list[dict[str, Any]] = Field(default_factory=list)
 
@@ -77,7 +83,7 @@ class StoredConversation(BaseModel):
     turns: list[StoredTurn]
     history: list[Turn] = Field(default_factory=list)
     task: PendingTask | None = None
-    images: list[ImageRef] = Field(default_factory=list)
+    images: list[StoredImage] = Field(default_factory=list)
     folder: str = ""
     prefs: dict[str, Any] = Field(default_factory=dict)
 
@@ -250,7 +256,7 @@ def restore(state: PageState, data: dict[str, Any]) -> None:
             shutil.copyfile(source, target)
         except OSError:
             continue
-        available[ref.id] = ref.model_copy(update={"path": str(target)})
+        available[ref.id] = ImageRef(**{**ref.model_dump(), "path": str(target)})
     mentioned = {i for turn in saved.turns for i in turn.images}
     mentioned |= {i for turn in saved.history for i in turn.image_ids}
     mentioned |= {ref.id for ref in saved.images}
@@ -258,12 +264,12 @@ def restore(state: PageState, data: dict[str, Any]) -> None:
     for events in events_by_turn:
         for event in events:
             mentioned |= {image.id for image in getattr(event, "images", ())}
-    gone = sorted(mentioned - set(available))
+    # Only ids of the server's shape are kept: they number the images that come later.
+    gone = sorted(i for i in mentioned - set(available) if re.fullmatch(_IMAGE_ID, i))
     store.restore(list(available.values()), reserved=gone)
     session = state.session
     session.history = [without_images(turn, set(gone)) for turn in saved.history]
     session.task = saved.task
-    remembered = 0
     state.turns = []
     for turn, events in zip(saved.turns, events_by_turn, strict=True):
         for event in events:
@@ -278,20 +284,20 @@ def restore(state: PageState, data: dict[str, Any]) -> None:
                 refs=[available[i] for i in turn.images if i in available],
                 view=view,
                 events=events,
-                history_len=min(remembered, len(session.history)),
                 gone=[i for i in turn.images if i not in available],
             )
         )
-        if _status(events, turn.status) in _REMEMBERED:
-            remembered += 1
+    # What Retry puts back: the memory as it was before each turn, counted from the latest
+    # (the memory may keep fewer turns than the page). A turn that ended with an answer, a
+    # question or an error is remembered (`agent.runner`).
+    remembered = len(session.history)
+    for record in reversed(state.turns):
+        if record.view.final is not None:
+            remembered = max(0, remembered - 1)
+        record.history_len = remembered
     state.conversation_id = saved.id
     if state.turns:
         state.write_trace(state.turns[-1])
-
-
-def _status(events: list[Any], stored: str) -> str:
-    finished = next((e for e in events if isinstance(e, RunFinishedEvent)), None)
-    return finished.status if finished else stored
 
 
 class StoredPrefs(BaseModel):
