@@ -25,6 +25,7 @@ from agent.config import (
 from ui.a11y import a11y_script
 from ui.examples import EXAMPLES, EXAMPLES_DIR, example_values
 from ui.handlers import PageHandlers
+from ui.history_panel import wire_history
 from ui.labels import UI_TEXT
 from ui.language import aria_script, example_visibility, on_page_load
 from ui.layout import I18N, THEME, chat_tab, settings_panel
@@ -81,7 +82,7 @@ def build_demo(
             with gr.Tab(I18N("tab_chat"), id="chat-tab", elem_id="chat-tab"):
                 parts = chat_tab(prefs0)
                 chatbot, box, trace, status = parts.chatbot, parts.box, parts.trace, parts.status
-                stop_btn, retry_btn, clear_btn = parts.stop_btn, parts.retry_btn, parts.clear_btn
+                stop_btn, retry_btn = parts.stop_btn, parts.retry_btn
                 download, examples = parts.download, parts.examples
             with gr.Tab(I18N("tab_scenarios"), id="scenarios-tab", elem_id="scenarios-tab"):
                 add_scenarios_tab(page, state, I18N)
@@ -120,15 +121,15 @@ def build_demo(
         # Scripts get `/ask` (the same turn, as named JSON) and `/reset`: ui.script_api.
         running.append(add_script_endpoints(page, box, state, cancels=running))
         ended = {"fn": page.turn_ended, "inputs": [state], "outputs": [download, box]}
-        for event in running:
-            event.then(**ended, queue=False, **quiet)
+        saves = [event.then(**ended, queue=False, **quiet) for event in running]
         for trigger in (stop_btn.click, box.stop):
-            trigger(
+            stopping = trigger(
                 page.stop, [state], [*outputs, download], cancels=running, queue=False, **quiet
-            ).then(page.stopped, [state], [download, box], queue=False, **quiet)
-        clear_btn.click(page.clear, [state], [*outputs, box, download], cancels=running, **quiet)
+            )
+            stopped = {"outputs": [download, box], "queue": False, **quiet}
+            saves.append(stopping.then(page.stopped, [state], **stopped))
         for name, component in settings.items():
-            component.change(
+            changed = component.change(
                 page.set_pref(name),
                 [component, state],
                 [state, banner],
@@ -136,11 +137,14 @@ def build_demo(
                 show_progress="hidden",
                 queue=False,
             )
+            saves.append(changed)
         # The session starts in its browser's language; the example set follows the language.
         example_sets = [example_set.dataset for example_set in examples]
         language = settings["language"]
         load = on_page_load(page.new_state, prefs0.language)
-        demo.load(load, [state], [state, language, *example_sets], queue=False, **quiet)
+        loaded = demo.load(load, [state], [state, language, *example_sets], queue=False, **quiet)
+        # Clear, New conversation and the saved conversations: ui.history_panel.
+        wire_history(page, parts, state, settings, loaded=loaded, running=running, saves=saves)
         language.change(example_visibility, [language], example_sets, queue=False, **quiet)
         demo.load(None, js=aria_script(UI_TEXT["zh"]["title"]))
         demo.load(None, js=a11y_script())

@@ -23,6 +23,7 @@ import tempfile
 import threading
 import warnings
 import weakref
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +135,8 @@ class ImageStore:
         self.max_decoded_bytes = max_decoded_bytes
         self.allow_webp = allow_webp
         self._refs: dict[str, ImageRef] = {}
+        # Ids a restored conversation had whose files are gone: tools say so when asked.
+        self.lost: set[str] = set()
         self._by_upload: dict[tuple[str, int], str] = {}
         self._counter = itertools.count(1)
         self._lock = threading.Lock()
@@ -282,13 +285,16 @@ class ImageStore:
     def refs(self) -> list[ImageRef]:
         return list(self._refs.values())
 
-    def restore(self, refs: list[ImageRef]) -> None:
+    def restore(self, refs: list[ImageRef], reserved: Iterable[str] = ()) -> None:
         """Take back the images of a saved conversation under their own ids, so the history's
-        references to them still hold; images added later are numbered after them."""
+        references to them still hold; images added later are numbered after them, and after
+        the `reserved` ids (images the conversation had but lost), so no id means two images."""
         with self._lock:
             for ref in refs:
                 self._refs[ref.id] = ref
-            numbers = [int(i[4:]) for i in self._refs if i.startswith("img_") and i[4:].isdigit()]
+            self.lost.update(reserved)
+            taken = [*self._refs, *self.lost]
+            numbers = [int(i[4:]) for i in taken if i.startswith("img_") and i[4:].isdigit()]
             self._counter = itertools.count(max(numbers, default=0) + 1)
 
 

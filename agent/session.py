@@ -40,6 +40,23 @@ class Session(BaseModel):
         self.task = None
 
 
+# How a remembered turn names the images it came with whose files are gone (a conversation
+# restored after the server lost them): in English, as the other notes to the model are.
+GONE_NOTE = "[Images no longer available: {ids}]"
+
+
+def without_images(turn: Turn, gone: set[str]) -> Turn:
+    """`turn` without the images in `gone`, with a note naming them, so the model knows they
+    existed and cannot be looked at again."""
+    lost = [i for i in turn.image_ids if i in gone]
+    if not lost:
+        return turn
+    note = GONE_NOTE.format(ids=", ".join(lost))
+    text = turn.user_text if note in turn.user_text else f"{turn.user_text}\n{note}"
+    kept = [i for i in turn.image_ids if i not in gone]
+    return turn.model_copy(update={"user_text": text, "image_ids": kept})
+
+
 class SavedSession(BaseModel):
     """The file format. An image's `path` is its file name inside the images folder."""
 

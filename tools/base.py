@@ -159,6 +159,12 @@ class ToolContext:
         match = _LOOSE_IMAGE_ID.fullmatch(text)
         if match and f"img_{int(match.group(1))}" in known:
             return f"img_{int(match.group(1))}"
+        lost = getattr(self._images, "lost", ())
+        if match and f"img_{int(match.group(1))}" in lost:
+            raise ToolInputError(
+                f"Image img_{int(match.group(1))} is no longer available on the server; "
+                "ask the person to send it again."
+            )
         listed = ", ".join(known) if known else "none in this conversation"
         raise ToolInputError(f"Unknown image_id {text[:80]!r}. Known image ids: {listed}.")
 

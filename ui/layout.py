@@ -13,6 +13,7 @@ from agent.config import DEFAULT_OPENAI_MODEL
 
 from .access import shown_url
 from .examples import example_labels, example_values
+from .history_panel import history_parts, new_button
 from .labels import UI_TEXT
 from .language import LANGUAGES
 from .page_state import Prefs
@@ -22,7 +23,8 @@ I18N = gr.I18n(**UI_TEXT, **{"zh-CN": UI_TEXT["zh"], "zh-TW": UI_TEXT["zh"]})
 
 
 def chat_tab(prefs0: Prefs) -> SimpleNamespace:
-    """The conversation and its trace, side by side (stacked on a narrow screen)."""
+    """The conversation and its trace, side by side (stacked on a narrow screen), with the
+    past conversations (`ui.history_panel`) under the examples."""
     with gr.Row(equal_height=False):
         with gr.Column(scale=3, min_width=360):
             chatbot = gr.Chatbot(
@@ -48,10 +50,12 @@ def chat_tab(prefs0: Prefs) -> SimpleNamespace:
                 stop_btn = gr.Button(I18N("stop"), elem_id="stop", variant="stop", size="sm")
                 retry_btn = gr.Button(I18N("retry"), elem_id="retry", size="sm")
                 clear_btn = gr.Button(I18N("clear"), elem_id="clear", size="sm")
+                new_btn = new_button(I18N)
                 download = gr.DownloadButton(
                     I18N("download"), elem_id="download", interactive=False, size="sm"
                 )
             examples = _examples(box, prefs0.language)
+            history = history_parts(I18N)
         with gr.Column(scale=2, min_width=320):
             status = gr.Markdown(elem_id="run-status")
             trace = gr.Chatbot(
@@ -69,10 +73,12 @@ def chat_tab(prefs0: Prefs) -> SimpleNamespace:
         stop_btn=stop_btn,
         retry_btn=retry_btn,
         clear_btn=clear_btn,
+        new_btn=new_btn,
         download=download,
         examples=examples,
         status=status,
         trace=trace,
+        **vars(history),
     )
 
 

@@ -7,6 +7,7 @@ import functools
 import shutil
 import tempfile
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,6 +100,8 @@ class TurnRecord:
     # What a retry or a stop puts back: the task and the history length from before the turn.
     task_before: PendingTask | None = None
     history_len: int = 0
+    # Ids of images the turn came with that a restored conversation no longer has on disk.
+    gone: list[str] = field(default_factory=list)
 
 
 class PageState:
@@ -109,6 +112,13 @@ class PageState:
         self.env = env
         self.turns: list[TurnRecord] = []
         self.trace_file: str | None = None
+        # The conversation's name in the browser's saved conversations (ui.history).
+        self.conversation_id = uuid.uuid4().hex[:12]
+        # The saved conversations as last read from or written to the browser.
+        self.saved: dict[str, Any] | None = None
+        # Image folders of this page's earlier conversations: opened again, they show their
+        # images. They go when the page's state closes.
+        self._kept: list[str] = []
         self._session: Session | None = None
         self._dir: str | None = None
         self._images_dir: str | None = None
@@ -153,19 +163,41 @@ class PageState:
 
     def folders(self) -> list[Path]:
         """The folders this session has on disk now."""
-        return [Path(d) for d in (self._images_dir, self._dir) if d is not None]
+        found = [Path(d) for d in (self._images_dir, self._dir) if d is not None]
+        return found + [Path(d) for d in self._kept]
 
     def reset(self) -> None:
-        self.close()
+        """Clear: the conversation and its files go; earlier conversations' images stay."""
+        self._end_conversation(keep_images=False)
+
+    def start_over(self) -> None:
+        """A new conversation: the current one's images stay on disk for its saved copy."""
+        self._end_conversation(keep_images=True)
+
+    def _end_conversation(self, keep_images: bool) -> None:
+        if keep_images and self._images_dir is not None:
+            self._kept.append(self._images_dir)
+            self._images_dir = None
+        self._close_files()
         self.turns = []
         self.trace_file = None
+        self.conversation_id = uuid.uuid4().hex[:12]
 
     def expire(self) -> None:
         """Close an idle conversation: its files go, and it starts over when used again."""
-        self.reset()
+        self.close()
+        self.turns = []
+        self.trace_file = None
+        self.conversation_id = uuid.uuid4().hex[:12]  # the saved copy stays as it was
         self.expired = True
 
     def close(self) -> None:
+        self._close_files()
+        for folder in self._kept:
+            shutil.rmtree(folder, ignore_errors=True)
+        self._kept = []
+
+    def _close_files(self) -> None:
         self._model = None
         if self._images_dir is not None:
             shutil.rmtree(self._images_dir, ignore_errors=True)

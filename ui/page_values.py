@@ -26,7 +26,8 @@ def page_values(state: PageState) -> tuple:
 def chat_messages(state: PageState) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = []
     for record in state.turns:
-        messages.append(user_message(record.text, [ref.path for ref in record.refs]))
+        gone = [t("image_gone", state.prefs.language).format(id=i) for i in record.gone]
+        messages.append(user_message(record.text, [ref.path for ref in record.refs], gone))
         view = record.view
         if view.answer:
             messages.append({"role": "assistant", "content": view.answer})
@@ -82,9 +83,13 @@ def status_text(state: PageState) -> str:
     return t("working", state.prefs.language)
 
 
-def user_message(text: str, image_paths: Iterable[str] = ()) -> dict[str, Any]:
-    """The person's turn in the conversation: their words and their images as thumbnails."""
+def user_message(
+    text: str, image_paths: Iterable[str] = (), gone: Iterable[str] = ()
+) -> dict[str, Any]:
+    """The person's turn in the conversation: their words, their images as thumbnails, and a
+    line for each image a restored conversation no longer has (`gone`)."""
     content: list[Any] = [{"path": p} for p in image_paths]
     if text.strip():
         content.insert(0, text)
+    content.extend(gone)
     return {"role": "user", "content": content or [""]}

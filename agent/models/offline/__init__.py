@@ -133,6 +133,11 @@ def _decide(request: ModelRequest, seen: conversation.Seen, words: dict[str, str
         earlier = rank_tools(seen.previous_question, request.tools, bool(ids))
         if earlier and getattr(earlier[0], "uses_images", False):
             ranked, task = earlier, seen.previous_question
+    gone = [i for i in seen.gone if i not in ids]
+    named = [i for i in gone if re.search(rf"\b{i}\b", question)]
+    if gone and (named or not ids) and rank_tools(question, request.tools, True):
+        images = ", ".join(named or gone)
+        return f"Thought: {words['gone_thought']}\nAnswer: {words['gone'].format(images=images)}"
     choice = resolve_image(question, ids)
     job = Job(task, tools, ranked, ids, choice, request.language)
     if ranked:

@@ -19,7 +19,11 @@ from tools.image_refs import ImageIds, resolve_image
 from ..base import ModelRequest
 
 _NOTE = re.compile(r"\[(?:Images|Earlier images, not shown again): ([^\]]*)\]")
-_NOTES_AT_END = re.compile(r"(?:\n\[(?:Images|Earlier images, not shown again): [^\]]*\])+\s*$")
+_GONE = re.compile(r"\[Images no longer available: ([^\]]*)\]")
+_NOTES_AT_END = re.compile(
+    r"(?:\n\[(?:Images|Earlier images, not shown again|Images no longer available): [^\]]*\])+"
+    r"\s*$"
+)
 _ID = re.compile(r"\bimg_\d+\b")
 _ACTION = re.compile(r"^Action:\s*(\S+)\s*\nAction Input:\s*(\{.*\})\s*$", re.MULTILINE)
 _OBSERVATION = "Observation:"
@@ -42,6 +46,8 @@ class Seen(BaseModel):
     focus: str | None = None
     done: list[Done] = Field(default_factory=list)
     previous_question: str = ""
+    # Images earlier turns came with that the server no longer has.
+    gone: list[str] = Field(default_factory=list)
 
     def image_ids(self) -> ImageIds:
         return ImageIds(
@@ -110,6 +116,7 @@ def read(request: ModelRequest) -> Seen:
         focus=focus,
         done=_done(steps, request),
         previous_question=previous,
+        gone=[i for m in messages for note in _GONE.findall(text_of(m)) for i in _ID.findall(note)],
     )
 
 

@@ -33,6 +33,9 @@ TEXT: dict[str, dict[str, str]] = {
         "ask again.",
         "no_such_id": "There is no {image} in this conversation; the images here are {images}.",
         "attach": "Please attach the image first: there is no image in this conversation yet.",
+        "gone_thought": "The image the request needs is no longer on the server.",
+        "gone": "{images} is no longer available on the server, so I cannot look at it again; "
+        "please attach it once more.",
         "image_count": "{n} image",
         "image_count_many": "{n} images",
         "from_end": "{position}-to-last",
@@ -102,6 +105,8 @@ TEXT: dict[str, dict[str, str]] = {
         "no_uploads": "这次对话中您还没有上传图片；请先上传一张再问。",
         "no_such_id": "这次对话中没有 {image}；现有的图片是 {images}。",
         "attach": "请先上传图片：这次对话里还没有图片。",
+        "gone_thought": "请求需要的图片已不在服务器上。",
+        "gone": "{images} 已不在服务器上，我无法再查看；请重新上传。",
         "image_count": "{n} 张图片",
         "image_count_many": "{n} 张图片",
         "from_end": "倒数{position}",

@@ -1,0 +1,265 @@
+"""Saved conversations in a real browser: a reload restores the conversation and it goes on;
+New conversation, opening and deleting past ones; the API key never reaches localStorage; an
+image the server lost shows as gone; a stored value that does not read is set aside once.
+
+Each test opens its own browser context, so its own localStorage.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+import app
+from agent.models import OfflineModel
+from tests.support.local import CHROMIUM, CHROMIUM_FLAGS, serve
+from ui.history_panel import SECRET, STORAGE_KEY
+from ui.labels import UI_TEXT
+
+pytestmark = pytest.mark.browser
+
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+ROOT = Path(app.__file__).resolve().parent
+LABEL = ROOT / "assets" / "examples" / "label.png"
+KEY = "sk-never-in-the-browser-7f3a9c"
+DONE = {"en-US": re.compile(r"model call"), "zh-CN": re.compile(r"次模型调用")}
+# The example that asks for a unit, and the answer that finishes it, in each language.
+CONVERT = {"en-US": ("convert 5 miles", "km"), "zh-CN": ("换算 5 英里", "公里")}
+
+
+@pytest.fixture(scope="module")
+def url():
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Chromium is not installed")
+    demo = app.build_demo(model_factory=lambda prefs: OfflineModel())
+    try:
+        yield serve(demo, **app.launch_options())
+    finally:
+        demo.close()
+
+
+@pytest.fixture(scope="module")
+def browser(url):
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def open_page(browser, url, locale: str = "en-US"):
+    context = browser.new_context(locale=locale, viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    page.goto(url)
+    page.wait_for_selector("#input textarea")
+    return page
+
+
+def reload(page) -> None:
+    page.reload()
+    page.wait_for_selector("#input textarea")
+
+
+def ask(page, text: str, *images: Path) -> None:
+    if images:
+        page.set_input_files("#input input[type=file]", [str(i) for i in images])
+        page.wait_for_function(
+            "n => document.querySelectorAll('#input img').length >= n", arg=len(images)
+        )
+    page.fill("#input textarea", text)
+    page.press("#input textarea", "Enter")
+
+
+def turn_done(page, turns: int, locale: str = "en-US") -> None:
+    """Wait until the chat holds `turns` finished turns and the browser has saved them."""
+    expect(page.locator("#chat .bot-row")).to_have_count(turns)
+    expect(page.locator("#run-status")).to_contain_text(DONE[locale])
+    wait_saved(page, turns)
+
+
+def wait_saved(page, turns: int) -> None:
+    """Wait until the browser holds the page's conversation with `turns` turns."""
+    deadline = time.monotonic() + 10
+    while saved_turns(page) != turns:
+        assert time.monotonic() < deadline, "the conversation was not saved"
+        page.wait_for_timeout(100)
+
+
+def saved_turns(page) -> int:
+    value = stored(page)
+    if not value:
+        return 0
+    saved = decrypted(value)
+    current = [c for c in saved["conversations"] if c["id"] == saved["current"]]
+    return len(current[0]["turns"]) if current else 0
+
+
+def words(locale: str) -> dict[str, str]:
+    return UI_TEXT["zh" if locale.startswith("zh") else "en"]
+
+
+def past_list(page, locale: str = "en-US"):
+    accordion = page.locator("#conversations")
+    if not accordion.locator("#past-conversations").is_visible():
+        accordion.get_by_text(words(locale)["conversations"]).first.click()
+    return page.locator("#past-conversations")
+
+
+def stored(page) -> str:
+    return page.evaluate("key => localStorage.getItem(key)", STORAGE_KEY) or ""
+
+
+def decrypted(value: str) -> dict:
+    """The BrowserState value as the page stores it: CryptoJS AES with a passphrase (the
+    SHA-256 of the secret, in hex), in OpenSSL's salted format, after a base64 IV."""
+    from cryptography.hazmat.primitives import padding
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+    raw = base64.b64decode(value.split(":", 1)[1])
+    assert raw[:8] == b"Salted__"
+    salt, body = raw[8:16], raw[16:]
+    passphrase = hashlib.sha256(SECRET.encode()).hexdigest().encode()
+    derived, block = b"", b""
+    while len(derived) < 48:  # OpenSSL's EVP_BytesToKey with MD5: a 32-byte key, a 16-byte IV
+        block = hashlib.md5(block + passphrase + salt).digest()
+        derived += block
+    decryptor = Cipher(algorithms.AES(derived[:32]), modes.CBC(derived[32:48])).decryptor()
+    unpadder = padding.PKCS7(128).unpadder()
+    plain = unpadder.update(decryptor.update(body) + decryptor.finalize()) + unpadder.finalize()
+    return json.loads(plain)
+
+
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+def test_a_reload_restores_the_conversation_and_it_goes_on(browser, url, locale):
+    page = open_page(browser, url, locale)
+    question, unit = CONVERT[locale]
+    ask(page, question)
+    turn_done(page, 1, locale)
+    asked = page.locator("#chat .bot-row").last.inner_text()
+    reload(page)
+    chat, trace = page.locator("#chat"), page.locator("#trace")
+    expect(chat).to_contain_text(question)
+    expect(chat.locator(".bot-row").last).to_have_text(asked)
+    expect(trace).to_contain_text("第 1 轮" if locale == "zh-CN" else "Turn 1")
+    # The agent remembers what it asked: the unit alone finishes the conversion.
+    ask(page, unit)
+    expect(chat.locator(".bot-row")).to_have_count(2)
+    expect(chat.locator(".bot-row").last).to_contain_text("8.0")
+    expect(trace).to_contain_text("第 2 轮" if locale == "zh-CN" else "Turn 2")
+    page.context.close()
+
+
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+def test_new_conversation_then_open_the_past_one_and_go_on(browser, url, locale):
+    page = open_page(browser, url, locale)
+    question, unit = CONVERT[locale]
+    ask(page, question)
+    turn_done(page, 1, locale)
+    page.click("#new-conversation")
+    chat = page.locator("#chat")
+    expect(chat.locator(".bot-row")).to_have_count(0)
+    wait_saved(page, 0)
+    reload(page)  # the fresh conversation is the one a reload shows
+    chat = page.locator("#chat")
+    listed = past_list(page, locale)
+    expect(listed.get_by_text(question, exact=True)).to_have_count(1)
+    expect(chat.locator(".bot-row")).to_have_count(0)
+    listed.get_by_text(question, exact=True).click()
+    page.click("#open-conversation")
+    expect(chat).to_contain_text(question)
+    expect(chat.locator(".bot-row")).to_have_count(1)
+    ask(page, unit)
+    expect(chat.locator(".bot-row").last).to_contain_text("8.0")
+    # The opened conversation is the page's own now, not in the list of past ones.
+    expect(listed.get_by_text(question, exact=True)).to_have_count(0)
+    page.context.close()
+
+
+def test_a_past_conversation_can_be_deleted_for_good(browser, url):
+    page = open_page(browser, url)
+    ask(page, "what is 6*7")
+    turn_done(page, 1)
+    page.click("#new-conversation")
+    ask(page, "convert 5 miles")
+    turn_done(page, 1)
+    listed = past_list(page)
+    listed.get_by_text("what is 6*7", exact=True).click()
+    page.click("#delete-conversation")
+    expect(listed.get_by_text("what is 6*7", exact=True)).to_have_count(0)
+    reload(page)
+    expect(page.locator("#chat")).to_contain_text("convert 5 miles")
+    listed = past_list(page)
+    expect(listed.get_by_text("what is 6*7", exact=True)).to_have_count(0)
+    titles = [c["title"] for c in decrypted(stored(page))["conversations"]]
+    assert titles == ["convert 5 miles"]
+    page.context.close()
+
+
+def test_the_api_key_is_never_in_local_storage(browser, url):
+    page = open_page(browser, url)
+    page.locator("#settings").get_by_text("Settings").first.click()
+    key_field = page.locator("#api-key input, #api-key textarea").first
+    key_field.fill(KEY)
+    key_field.press("Tab")
+    ask(page, "what is 6*7")
+    turn_done(page, 1)
+    page.locator("#settings input[type=range]").first.fill("0.5")  # a change saves again
+    deadline = time.monotonic() + 10
+    while decrypted(stored(page))["conversations"][0]["prefs"]["temperature"] != 0.5:
+        assert time.monotonic() < deadline, "the change of settings was not saved"
+        page.wait_for_timeout(100)
+    raw = page.evaluate("() => JSON.stringify(Object.entries(localStorage))")
+    assert KEY not in raw
+    value = decrypted(stored(page))
+    text = json.dumps(value, ensure_ascii=False)
+    assert "what is 6*7" in text and KEY not in text and "api_key" not in text
+    reload(page)
+    page.locator("#settings").get_by_text("Settings").first.click()
+    expect(page.locator("#api-key input, #api-key textarea").first).to_have_value("")
+    expect(page.locator("#settings input[type=range]").first).to_have_value("0.5")
+    page.context.close()
+
+
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+def test_an_image_the_server_lost_shows_as_gone(browser, url, locale):
+    page = open_page(browser, url, locale)
+    ask(page, "Zoom into the top left" if locale == "en-US" else "放大左上角", LABEL)
+    turn_done(page, 1, locale)
+    expect(page.locator("#chat .user-row img")).to_have_count(1)
+    reload(page)  # while the server has it, the image comes back
+    expect(page.locator("#chat .user-row img")).to_have_count(1)
+    for folder in app.sessions_root().iterdir():
+        shutil.rmtree(folder, ignore_errors=True)  # as after a restart, or an idle sweep
+    reload(page)
+    gone = words(locale)["image_gone"].format(id="img_1")
+    chat = page.locator("#chat")
+    expect(chat).to_contain_text(gone)
+    expect(chat.locator(".user-row img")).to_have_count(0)
+    ask(page, "zoom into img_1" if locale == "en-US" else "放大 img_1")
+    expect(chat.locator(".bot-row")).to_have_count(2)
+    answer = "no longer available" if locale == "en-US" else "已不在服务器上"
+    expect(chat.locator(".bot-row").last).to_contain_text(answer)
+    page.context.close()
+
+
+def test_a_stored_value_that_does_not_read_is_set_aside_with_one_notice(browser, url):
+    page = open_page(browser, url)
+    page.evaluate("key => localStorage.setItem(key, 'not:encrypted at all')", STORAGE_KEY)
+    reload(page)
+    notice = UI_TEXT["en"]["history_unreadable"]
+    expect(page.get_by_text(notice)).to_have_count(1)
+    ask(page, "what is 6*7")
+    turn_done(page, 1)
+    expect(page.locator("#chat .bot-row").last).to_contain_text("42")
+    assert decrypted(stored(page))["conversations"][0]["title"] == "what is 6*7"
+    page.context.close()

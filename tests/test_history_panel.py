@@ -1,0 +1,122 @@
+"""The saved conversations' handlers (ui.history_panel) called directly, without a page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.config import Settings
+from agent.models import OfflineModel
+from tools.calculator import Calculator
+from tools.convert_units import ConvertUnits
+from tools.zoom import Zoom
+from ui import history
+from ui.handlers import PageHandlers
+from ui.history_panel import History
+from ui.page_values import chat_messages
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
+SETTINGS = ["source", "base_url", "model", "api_key", "temperature", "max_steps"]
+SETTINGS += ["image_detail", "language", "style"]
+
+
+@pytest.fixture(autouse=True)
+def no_model_env(monkeypatch):
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENT_MODEL", "HF_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+
+
+async def run(stream) -> list[tuple]:
+    return [update async for update in stream]
+
+
+def panel() -> tuple[PageHandlers, History]:
+    page = PageHandlers(lambda prefs: OfflineModel(), Settings(), [ConvertUnits(), Calculator()])
+    return page, History(page, SETTINGS)
+
+
+async def test_a_reload_restores_the_settings_but_never_a_key():
+    page, panel_ = panel()
+    *_, (_, _, state, _) = await run(page.chat({"text": "convert 5 miles"}, None))
+    state.prefs.api_key = "sk-secret"
+    state.prefs.temperature = 0.6
+    state.prefs.language = "zh"
+    saved, _ = panel_.save(state)
+    fresh = page.new_state()
+    chat, _, again, _, download, _, listed, *settings = panel_.load(fresh, saved)
+    assert chat == chat_messages(state) and again is fresh
+    assert again.prefs.temperature == 0.6 and again.prefs.language == "zh"
+    assert again.prefs.api_key == ""
+    shown = dict(zip(SETTINGS, settings, strict=True))
+    assert shown["temperature"] == 0.6 and shown["language"] == "zh"
+    assert download.interactive and listed.choices == []
+    state.close()
+    fresh.close()
+
+
+async def test_new_puts_the_conversation_in_the_list_and_open_brings_it_back():
+    page, panel_ = panel()
+    *_, (_, _, state, _) = await run(page.chat({"text": "convert 5 miles"}, None))
+    first = state.conversation_id
+    chat, _, state, _, _, saved, listed, *_ = panel_.new(state)
+    assert chat == [] and state.conversation_id != first
+    assert saved["current"] == state.conversation_id
+    assert [value for _, value in listed.choices] == [first]
+    *_, (_, _, state, _) = await run(page.chat({"text": "what is 6*7"}, state))
+    second = state.conversation_id
+    chat, _, state, _, _, saved, listed, *_ = panel_.open(first, state)
+    assert chat[0]["content"] == ["convert 5 miles"] and state.conversation_id == first
+    assert [value for _, value in listed.choices] == [second]
+    *_, (chat, _, _, _) = await run(page.chat({"text": "km"}, state))
+    assert "8.0" in chat[-1]["content"]
+    saved, listed = panel_.delete(second, state)
+    assert listed.choices == [] and [c["id"] for c in saved["conversations"]] == [first]
+    state.close()
+
+
+async def test_clear_forgets_the_conversation_in_the_browser_too():
+    page, panel_ = panel()
+    *_, (_, _, state, _) = await run(page.chat({"text": "what is 6*7"}, None))
+    panel_.save(state)
+    *_, saved, _ = panel_.clear(state)
+    assert saved["conversations"] == [] and state.turns == []
+
+
+async def test_an_unreadable_value_starts_afresh_and_is_replaced():
+    page, panel_ = panel()
+    fresh = page.new_state()
+    with pytest.warns(UserWarning, match="could not be read and were set aside"):
+        chat, _, state, _, _, saved, _, *settings = panel_.load(fresh, {"unreadable": True})
+    assert chat == [] and saved == history.empty(state.conversation_id)
+    assert all(s is not None for s in settings)  # no setting changes
+    fresh.close()
+
+
+async def test_retry_after_a_restore_reruns_the_last_turn_without_doubling_the_memory():
+    page, panel_ = panel()
+    *_, (_, _, state, _) = await run(page.chat({"text": "what is 6*7"}, None))
+    *_, (_, _, state, _) = await run(page.chat({"text": "what is 2+2"}, state))
+    saved, _ = panel_.save(state)
+    fresh = page.new_state()
+    panel_.load(fresh, saved)
+    *_, (chat, _, again, _) = await run(page.retry(fresh))
+    assert len(chat) == 4 and "4" in chat[-1]["content"]
+    assert [t.user_text for t in again.session.history] == ["what is 6*7", "what is 2+2"]
+    state.close()
+    fresh.close()
+
+
+async def test_a_past_conversation_keeps_its_images_until_the_page_closes():
+    page = PageHandlers(lambda prefs: OfflineModel(), Settings(), [Zoom()])
+    panel_ = History(page, SETTINGS)
+    message = {"text": "Zoom into the top left", "files": [str(EXAMPLES / "label.png")]}
+    *_, (_, _, state, _) = await run(page.chat(message, None))
+    first = state.conversation_id
+    old_folder = Path(state.turns[0].refs[0].path).parent
+    panel_.new(state)
+    assert old_folder.is_dir() and old_folder in state.folders()
+    panel_.open(first, state)
+    assert state.turns[0].gone == [] and Path(state.turns[0].refs[0].path).is_file()
+    state.close()
+    assert not old_folder.exists() and state.folders() == []
