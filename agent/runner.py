@@ -37,8 +37,10 @@ from typing import Any
 from tools.base import Tool
 
 from . import acting, native, react, telemetry
+from . import approval as _approval
 from .config import Settings
 from .events import (
+    ApprovalEvent,
     ErrorEvent,
     Event,
     NoticeEvent,
@@ -81,6 +83,7 @@ class Agent:
         tool_timeout: float | None = None,
         max_parse_retries: int = MAX_PARSE_RETRIES,
         tool_protocol: str | None = None,
+        approval: str | None = None,
         tracer: Any = None,
         name: str = "multimodal-react-agent",
     ) -> None:
@@ -105,6 +108,8 @@ class Agent:
         if protocol not in ("react", "native", "auto"):
             raise ValueError(f"unknown tool protocol {protocol!r}; use react, native or auto")
         self.tool_protocol = protocol
+        # ask | always | never: what happens before a tool that acts on the world runs.
+        self.approval = _approval.check_policy(approval or settings.approval)
         self.tracer = telemetry.as_tracer(tracer)
         self.name = name
 
@@ -126,11 +131,19 @@ class Agent:
         text: str,
         images: Sequence[str | Path | bytes | ImageRef] = (),
         session: Session | None = None,
+        *,
+        decision: _approval.ApprovalDecision | None = None,
     ) -> AsyncIterator[Event]:
-        """Run one turn: an async iterator of events whose last is `answer`, `ask_user` or
-        `error`. Closing it (or cancelling its consumer) stops the model stream and the tool."""
+        """Run one turn: an async iterator of events whose last is `answer`, `ask_user`,
+        `approval` or `error`. Closing it (or cancelling its consumer) stops the model stream
+        and the tool. `decision` decides the call waiting for approval (`agent.approval`); a
+        message typed instead may decide it too ("yes", "no")."""
         session = session if session is not None else self.new_session()
-        return _Turn(self, text or "", session).run(images)
+        if decision is not None and not (text or "").strip():
+            text = _approval.decision_text(decision, self.language)
+        turn = _Turn(self, text or "", session)
+        turn.decision = decision
+        return turn.run(images)
 
     def new_session(self) -> Session:
         """A conversation whose image store follows this agent's settings."""
@@ -144,6 +157,8 @@ class Agent:
 
 class _Turn(TurnState):
     """A turn while `Agent.run` iterates it."""
+
+    decision: _approval.ApprovalDecision | None = None
 
     async def run(self, images: Sequence[str | Path | bytes | ImageRef]) -> AsyncIterator[Event]:
         body = asyncio.ensure_future(self._body(images))
@@ -181,6 +196,8 @@ class _Turn(TurnState):
             final = await self.intake(images)
             if final is None:
                 final = await self._bounded_loop()
+                if isinstance(final, ApprovalEvent):
+                    _approval.keep_steps(self, final)
                 self.remember(final)
             self.finish(final)
         finally:
@@ -200,6 +217,9 @@ class _Turn(TurnState):
 
     async def _loop(self) -> Terminal:
         try:
+            final = await _approval.resume(self, self.decision)
+            if final is not None:
+                return final
             await acting.resume_task(self)
             while True:
                 if self.model_calls >= self.agent.max_steps:
