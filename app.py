@@ -22,6 +22,7 @@ from agent.config import (
     Settings,
     server_key,
 )
+from ui import approval_panel
 from ui.a11y import a11y_script
 from ui.examples import EXAMPLES, EXAMPLES_DIR, example_values
 from ui.handlers import PageHandlers
@@ -117,16 +118,24 @@ def build_demo(
             page.retry, [state], api_visibility="private", **turn
         )
         running = [submitted, *from_examples, retried, from_api]
+        panel = parts.approval  # a call waiting for approval: ui.approval_panel
+        running += approval_panel.wire(panel, page, state, turn)
         # Scripts get `/ask` (the same turn, as named JSON) and `/reset`: ui.script_api.
         running.append(add_script_endpoints(page, box, state, cancels=running))
         ended = {"fn": page.turn_ended, "inputs": [state], "outputs": [download, box]}
+        shown = {"fn": approval_panel.refresh, "inputs": [state]}
+        shown["outputs"] = approval_panel.outputs(panel)
         for event in running:
-            event.then(**ended, queue=False, **quiet)
+            event.then(**ended, queue=False, **quiet).then(**shown, queue=False, **quiet)
         for trigger in (stop_btn.click, box.stop):
             trigger(
                 page.stop, [state], [*outputs, download], cancels=running, queue=False, **quiet
-            ).then(page.stopped, [state], [download, box], queue=False, **quiet)
-        clear_btn.click(page.clear, [state], [*outputs, box, download], cancels=running, **quiet)
+            ).then(page.stopped, [state], [download, box], queue=False, **quiet).then(
+                **shown, queue=False, **quiet
+            )
+        clear_btn.click(
+            page.clear, [state], [*outputs, box, download], cancels=running, **quiet
+        ).then(**shown, queue=False, **quiet)
         for name, component in settings.items():
             component.change(
                 page.set_pref(name),

@@ -124,7 +124,7 @@ def test_each_event_type_shows_where_a_person_looks():
     step(AnswerDeltaEvent, lambda: view.answer == "May I?8.0")
     step(AnswerEvent, lambda: view.answer == "8.05 km")
     step(ErrorEvent, lambda: "Error" in titles(view) and view.answer.startswith("The model"))
-    step(RunFinishedEvent, lambda: view.stats_line == "m1 · 2 model call(s) · 1.5 s")
+    step(RunFinishedEvent, lambda: view.stats_line == "m1 · ReAct text · 2 model call(s) · 1.5 s")
     assert seen == dict.fromkeys(EVENT_CLASSES, True)
 
 

@@ -146,9 +146,12 @@ def model_name(model: str, offline: bool, language: str) -> str:
     return model
 
 
-def stats_text(calls: int, seconds: float, language: str) -> str:
-    """What a finished turn cost: "2 model call(s) · 0.4 s", "2 次模型调用 · 0.4 秒"."""
-    return f"{calls_text(calls, language)} · {words(language)['seconds'].format(seconds=seconds)}"
+def stats_text(calls: int, seconds: float, language: str, protocol: str | None = None) -> str:
+    """What a finished turn cost: "2 model call(s) · 0.4 s", "2 次模型调用 · 0.4 秒"; with the
+    tool protocol that ran first: "native tool calls · 2 model call(s) · 0.4 s"."""
+    w = words(language)
+    cost = f"{calls_text(calls, language)} · {w['seconds'].format(seconds=seconds)}"
+    return f"{w['protocol'].get(protocol, protocol)} · {cost}" if protocol else cost
 
 
 def browser_language(accept_language: str | None) -> str | None:

@@ -11,6 +11,7 @@ import gradio as gr
 
 from agent.config import DEFAULT_OPENAI_MODEL
 
+from . import approval_panel
 from .access import shown_url
 from .examples import example_labels, example_values
 from .labels import UI_TEXT
@@ -34,6 +35,7 @@ def chat_tab(prefs0: Prefs) -> SimpleNamespace:
                 placeholder=I18N("chat_placeholder"),
                 feedback_options=None,
             )
+            approval = approval_panel.build(I18N)  # shown when a call waits for approval
             box = ImageTextbox(
                 elem_id="input",
                 file_types=["image"],
@@ -73,6 +75,7 @@ def chat_tab(prefs0: Prefs) -> SimpleNamespace:
         examples=examples,
         status=status,
         trace=trace,
+        approval=approval,
     )
 
 
@@ -148,6 +151,12 @@ def settings_panel(prefs0: Prefs) -> dict[str, Any]:
                 label=I18N("style"),
                 elem_id="style",
             )
+            protocol = gr.Radio(
+                [(I18N(f"protocol_{name}"), name) for name in ("auto", "react", "native")],
+                value=prefs0.tool_protocol,
+                label=I18N("protocol"),
+                elem_id="protocol",
+            )
     return {
         "source": source,
         "base_url": base_url,
@@ -158,6 +167,7 @@ def settings_panel(prefs0: Prefs) -> dict[str, Any]:
         "image_detail": detail,
         "language": language,
         "style": style,
+        "tool_protocol": protocol,
     }
 
 

@@ -208,11 +208,12 @@ class TurnView:
 
     @property
     def stats_line(self) -> str:
-        """`model · N model call(s) · S s` once the turn has finished, else ''."""
+        """`model · protocol · N model call(s) · S s` once the turn has finished, else ''."""
         if self.stats is None:
             return ""
         s = self.stats
-        return f"{self.name_of(s.model)} · {stats_text(s.model_calls, s.duration, self.language)}"
+        cost = stats_text(s.model_calls, s.duration, self.language, s.protocol)
+        return f"{self.name_of(s.model)} · {cost}"
 
     @property
     def model_name(self) -> str:
