@@ -29,6 +29,7 @@ from ui.handlers import PageHandlers
 from ui.labels import UI_TEXT
 from ui.language import aria_script, example_visibility, on_page_load
 from ui.layout import I18N, THEME, chat_tab, settings_panel
+from ui.notices import tell_mcp_notices
 from ui.page_state import PageState, Prefs, default_model, default_prefs, sessions_root
 from ui.scenarios_tab import add_scenarios_tab
 from ui.script_api import add_script_endpoints
@@ -153,6 +154,7 @@ def build_demo(
         language.change(example_visibility, [language], example_sets, queue=False, **quiet)
         demo.load(None, js=aria_script(UI_TEXT["zh"]["title"]))
         demo.load(None, js=a11y_script())
+        demo.load(tell_mcp_notices, None, None, **quiet)  # MCP servers that failed to start
         if page.env.mcp_server:
             from ui.mcp_endpoints import add_mcp_endpoints
 

@@ -113,3 +113,27 @@ async def test_the_protocol_radio_changes_what_runs(choice, ran, label):
     assert events[0].protocol == ran and events[-2].protocol == ran
     assert label in status and events[-1].text == "It is 5."
     assert bool(models[0].requests[0].tool_specs) == (ran == "native")
+
+
+def test_mcp_servers_that_failed_are_told_once_when_the_page_opens(tmp_path):
+    from types import SimpleNamespace
+
+    from tools.base import ToolSettings
+    from tools.mcp_tools import close_all, mcp_tools
+    from ui.notices import tell_mcp_notices
+
+    request = SimpleNamespace(headers={"accept-language": "zh-CN,zh;q=0.9"})
+
+    bad = tmp_path / "mcp.json"
+    bad.write_text("{not json", encoding="utf-8")
+    try:
+        assert mcp_tools(ToolSettings(mcp_config=bad)) == []
+        with pytest.warns(UserWarning, match="部分 MCP 工具不可用.*mcp.json"):
+            tell_mcp_notices(request)
+    finally:
+        close_all()
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tell_mcp_notices(request)  # none left: nothing is said
