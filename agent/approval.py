@@ -79,53 +79,17 @@ _SENTENCES = {
     },
 }
 
-_YES = frozenset(
-    [
-        "yes",
-        "y",
-        "yeah",
-        "yep",
-        "approve",
-        "approved",
-        "ok",
-        "okay",
-        "sure",
-        "go ahead",
-        "allow",
-        "go",
-        "好",
-        "好的",
-        "可以",
-        "是",
-        "是的",
-        "行",
-        "同意",
-        "批准",
-        "确认",
-        "允许",
-    ]
-)
-_NO = frozenset(
-    [
-        "no",
-        "n",
-        "nope",
-        "deny",
-        "denied",
-        "reject",
-        "don't",
-        "do not",
-        "cancel",
-        "不",
-        "不要",
-        "不行",
-        "不可以",
-        "否",
-        "拒绝",
-        "别",
-        "取消",
-    ]
-)
+# Replies typed instead of pressing a button, after trailing punctuation is dropped.
+# fmt: off
+_YES = frozenset({
+    "yes", "y", "yeah", "yep", "approve", "approved", "ok", "okay", "sure", "go ahead", "allow",
+    "go", "好", "好的", "可以", "是", "是的", "行", "同意", "批准", "确认", "允许",
+})
+_NO = frozenset({
+    "no", "n", "nope", "deny", "denied", "reject", "don't", "do not", "cancel",
+    "不", "不要", "不行", "不可以", "否", "拒绝", "别", "取消",
+})
+# fmt: on
 _ALWAYS = {"always", "always allow", "总是允许", "始终允许", "一直允许"}
 _TRAILING = re.compile(r"[\s.!。！,，~]+$")
 

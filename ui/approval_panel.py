@@ -90,6 +90,10 @@ def decide(page: PageHandlers, action: str) -> Any:
         state: PageState | None, arguments: str | None, always: bool
     ) -> AsyncIterator[tuple]:
         state = page.use(state)
+        if state.running:  # a typed message is deciding it now
+            gr.Info(t("wait_turn", state.prefs.language))
+            yield page_values(state)
+            return
         if state.session.approval is None:
             gr.Warning(t("approval_none", state.prefs.language))
             yield page_values(state)

@@ -16,7 +16,6 @@ from typing import Any
 
 import gradio as gr
 
-from agent.approval import ApprovalDecision
 from agent.config import ModelNotConfigured, Settings
 from agent.events import AnswerDeltaEvent, ModelDeltaEvent, NoticeEvent, ToolProgressEvent
 from agent.images import ImageRef
@@ -91,19 +90,13 @@ class PageHandlers:
         )
 
     async def run_turn(
-        self,
-        state: PageState,
-        text: str,
-        files: Sequence[str | ImageRef],
-        *,
-        approval: str | None = None,
-        decision: ApprovalDecision | None = None,
+        self, state: PageState, text: str, files: Sequence[str | ImageRef], **how: Any
     ) -> AsyncIterator[tuple]:
-        """One turn. `approval` overrides the approval policy for it (`/ask`); `decision`
-        decides the call waiting for approval (the page's approval panel)."""
+        """One turn. `how` may hold `approval`, a policy for the turn (`/ask`), and `decision`,
+        an `ApprovalDecision` on the call waiting for approval (`ui.approval_panel`)."""
         await self._check(state, text, files)
         state.running += 1
-        turn = self._start_turn(state, text, files, approval, decision)
+        turn = self._start_turn(state, text, files, how)
         try:
             async with contextlib.aclosing(turn) as updates:
                 async for update in updates:
@@ -124,12 +117,7 @@ class PageHandlers:
             raise gr.Error(problem, print_exception=False)
 
     async def _start_turn(
-        self,
-        state: PageState,
-        text: str,
-        files: Sequence[str | ImageRef],
-        approval: str | None = None,
-        decision: ApprovalDecision | None = None,
+        self, state: PageState, text: str, files: Sequence[str | ImageRef], how: dict[str, Any]
     ) -> AsyncIterator[tuple]:
         prefs = state.prefs
         # Uploads the agent can use (prepared off the event loop), and one sentence for each
@@ -166,8 +154,8 @@ class PageHandlers:
                 state.turns.remove(record)
                 yield page_values(state)
                 return
-            agent = self.agent_for(prefs, model, approval)
-            run_agent = self._run_agent(state, record, agent, good, decision)
+            agent = self.agent_for(prefs, model, how.get("approval"))
+            run_agent = self._run_agent(state, record, agent, good, how.get("decision"))
             async with contextlib.aclosing(run_agent) as run:
                 async for update in run:
                     yield update
@@ -199,10 +187,10 @@ class PageHandlers:
         record: TurnRecord,
         agent: Agent,
         images: list[ImageRef],
-        decision: ApprovalDecision | None = None,
+        decided: Any = None,  # an ApprovalDecision
     ) -> AsyncIterator[tuple]:
         shown = 0.0
-        run = agent.run(record.text, images, state.session, decision=decision)
+        run = agent.run(record.text, images, state.session, decision=decided)
         async with contextlib.aclosing(run) as events:
             async for event in events:
                 event = self.access.screen(event, state.prefs)
