@@ -115,7 +115,10 @@ class Agent:
 
     def protocol_now(self) -> str:
         """The protocol a turn starts with: `auto` is native for a model that can call tools
-        natively, until its endpoint has refused tools once in this process."""
+        natively, until its endpoint has refused tools once in this process; the offline
+        model always takes the ReAct text."""
+        if self.tool_protocol == "native" and getattr(self.model, "offline", False):
+            return "react"  # the offline model reads and writes the ReAct text only
         if self.tool_protocol != "auto":
             return self.tool_protocol
         if not getattr(self.model, "native_tools", False):

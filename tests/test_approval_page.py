@@ -137,3 +137,23 @@ def test_mcp_servers_that_failed_are_told_once_when_the_page_opens(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         tell_mcp_notices(request)  # none left: nothing is said
+
+
+async def test_retry_of_a_decision_runs_the_same_decision_again():
+    page = page_with([ORDER, "Answer: failed first", "Answer: coffee ordered."])
+    *_, state, _ = await last(page.chat({"text": "order tea", "files": []}, None))
+    edit = approval_panel.decide(page, "edit")
+    await last(edit(state, '{"item": "coffee", "count": 1}', False))
+    chat, *_ = await last(page.retry(state))
+    assert chat[-1]["content"] == "coffee ordered."
+    assert SENT == [{"item": "coffee", "count": 1}] * 2  # the edited call, made again
+
+
+async def test_native_chosen_with_the_offline_model_runs_react_and_says_so():
+    from agent.models import OfflineModel
+
+    page = PageHandlers(lambda prefs: OfflineModel(), Settings(), [Calculator()])
+    state = page.new_state()
+    page.set_pref("tool_protocol")("native", state)
+    *_, state, status = await last(page.chat({"text": "what is 2+3?", "files": []}, state))
+    assert state.turns[-1].events[-1].type == "answer" and "ReAct text" in status

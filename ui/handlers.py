@@ -138,6 +138,7 @@ class PageHandlers:
             task_before=session.task.model_copy(deep=True) if session.task else None,
             approval_before=session.approval.model_copy(deep=True) if session.approval else None,
             history_len=len(session.history),
+            decision=how.get("decision"),
         )
         for sentence in refused:
             notice = NoticeEvent(message=sentence)
@@ -265,7 +266,8 @@ class PageHandlers:
         session.task = last.task_before
         session.approval = last.approval_before
         del session.history[last.history_len :]
-        async for update in _on_page(self.run_turn(state, last.text, last.refs), state):
+        turn = self.run_turn(state, last.text, last.refs, decision=last.decision)
+        async for update in _on_page(turn, state):
             yield update
 
     def stop(self, state: PageState | None) -> tuple:

@@ -103,6 +103,7 @@ class TurnRecord:
     task_before: PendingTask | None = None
     approval_before: PendingApproval | None = None
     history_len: int = 0
+    decision: Any = None  # the ApprovalDecision this turn was run with, for a retry
 
 
 class PageState:
