@@ -21,6 +21,8 @@ pytestmark = pytest.mark.browser
 sync_api = pytest.importorskip("playwright.sync_api")
 # The model's replies, one per model call, whichever turn makes it.
 REPLIES: list[str] = []
+# Whether the model can call tools natively (the protocol test turns it on).
+NATIVE = {"on": False}
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +31,8 @@ def url():
         pytest.skip("Chromium is not installed")
 
     def factory(prefs):
-        return ScriptedModel([lambda request: REPLIES.pop(0)] * 8, name="scripted")
+        replies = [lambda request: REPLIES.pop(0)] * 8
+        return ScriptedModel(replies, name="scripted", native_tools=NATIVE["on"])
 
     env = Settings(approval="ask")
     demo = app.build_demo(model_factory=factory, env=env, tools=[Order(), Calculator()])
@@ -153,3 +156,36 @@ def test_typing_yes_in_chinese_approves_and_the_panel_speaks_chinese(browser, ur
         assert SENT == [{"item": "tea", "count": 2}]
     finally:
         page.context.close()
+
+
+def test_the_protocol_radio_picks_the_protocol_and_the_status_line_names_it(page):
+    NATIVE["on"] = True
+    try:
+        REPLIES[:] = ["Hello there.", "Hello again."]
+        ask(page, "hi")
+        status = page.locator("#run-status")
+        sync_api.expect(status).to_contain_text("native tool calls")
+        page.click("#settings button")  # open the Settings accordion
+        page.locator("#protocol").get_by_text("ReAct text").click()
+        ask(page, "hi again")
+        sync_api.expect(page.locator("#chat .bot-row").last).to_contain_text("Hello again.")
+        sync_api.expect(status).to_contain_text("ReAct text")
+    finally:
+        NATIVE["on"] = False
+
+
+def test_mcp_servers_that_failed_are_named_when_the_page_opens(browser, url, tmp_path):
+    from tools.base import ToolSettings
+    from tools.mcp_tools import close_all, mcp_tools
+
+    config = tmp_path / "mcp.json"
+    config.write_text("{not json", encoding="utf-8")
+    try:
+        mcp_tools(ToolSettings(mcp_config=config))
+        page = open_page(browser, url)
+        toast = page.get_by_text("Some MCP tools are not available")
+        sync_api.expect(toast).to_be_visible()
+        sync_api.expect(page.get_by_text("not valid JSON")).to_be_visible()
+        page.context.close()
+    finally:
+        close_all()
