@@ -43,14 +43,19 @@ class ApprovalDecision(BaseModel):
     always: bool = False
 
 
+# What the model reads as the call's Observation (the prompts' language: English).
+DENIED = (
+    "The user denied this call. Do not call it again unless they ask; answer with what you "
+    "have, or say what you would need."
+)
+REFUSED = (
+    "Calls to {tool} are not allowed in this run (approval policy: never), so it was not made. "
+    "Answer without it."
+)
 _SENTENCES = {
     "en": {
         "question": "The agent wants to call {tool} with {arguments}. This tool acts outside "
         "this conversation: approve, edit the arguments, or deny. (Reply yes or no.)",
-        "denied": "The user denied this call. Do not call it again unless they ask; answer "
-        "with what you have, or say what you would need.",
-        "refused": "Calls to {tool} are not allowed in this run (approval policy: never), so "
-        "it was not made. Answer without it.",
         "bad_json": "The edited arguments are not valid JSON ({detail}); fix them, or approve "
         "or deny the call as it is.",
         "not_object": 'The edited arguments must be a JSON object such as {{"city": '
@@ -64,10 +69,6 @@ _SENTENCES = {
     "zh": {
         "question": "智能体想调用 {tool}，参数为 {arguments}。这个工具会作用于对话之外：请批准、"
         "修改参数或拒绝。（回复“好”或“不”。）",
-        "denied": "The user denied this call. Do not call it again unless they ask; answer "
-        "with what you have, or say what you would need.",
-        "refused": "Calls to {tool} are not allowed in this run (approval policy: never), so "
-        "it was not made. Answer without it.",
         "bad_json": "修改后的参数不是有效的 JSON（{detail}）；请改正，或按原样批准或拒绝这次调用。",
         "not_object": '修改后的参数必须是 JSON 对象，例如 {{"city": "Paris"}}；请改正，'
         "或按原样批准或拒绝这次调用。",
@@ -139,7 +140,7 @@ def gate(turn: TurnState, ready: acting.Ready) -> Terminal | acting.Ready | None
                 by="policy",
             )
         )
-        observation = sentence("en", "refused", tool=tool.name)
+        observation = REFUSED.format(tool=tool.name)
         turn.record(ready.replay, observation, ok=False, tool=tool.name, call=ready.call)
         session.task = None
         return None
@@ -195,7 +196,7 @@ async def resume(turn: TurnState, decision: ApprovalDecision | None) -> Terminal
         turn.emit(_decided(pending, "deny", pending.arguments))
         _restore(turn, pending)
         replay = action_text(pending.thought, tool.name, pending.arguments, pending.thought_data)
-        observation = sentence("en", "denied")
+        observation = DENIED
         turn.record(replay, observation, ok=False, tool=tool.name, call=_call(pending))
         return None
     arguments = pending.arguments
