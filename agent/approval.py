@@ -43,15 +43,6 @@ class ApprovalDecision(BaseModel):
     always: bool = False
 
 
-# What the model reads as the call's Observation (the prompts' language: English).
-DENIED = (
-    "The user denied this call. Do not call it again unless they ask; answer with what you "
-    "have, or say what you would need."
-)
-REFUSED = (
-    "Calls to {tool} are not allowed in this run (approval policy: never), so it was not made. "
-    "Answer without it."
-)
 _SENTENCES = {
     "en": {
         "question": "The agent wants to call {tool} with {arguments}. This tool acts outside "
@@ -62,6 +53,10 @@ _SENTENCES = {
         '"Paris"}}; fix them, or approve or deny the call as it is.',
         "invalid": "The edited arguments do not fit {tool}: {detail}. Fix them, or approve or "
         "deny the call as it is.",
+        # The call's Observation, in the conversation's language as tools write theirs.
+        "denied": "The user denied this call.",
+        "refused": "Calls to {tool} are not allowed here (approval policy: never), so it was "
+        "not made.",
         "approve": "Approve",
         "edit": "Approve with edited arguments",
         "deny": "Deny",
@@ -74,6 +69,8 @@ _SENTENCES = {
         "或按原样批准或拒绝这次调用。",
         "invalid": "修改后的参数不符合 {tool} 的要求：{detail}。请改正，"
         "或按原样批准或拒绝这次调用。",
+        "denied": "用户拒绝了这次调用。",
+        "refused": "这里不允许调用 {tool}（批准策略：never），所以没有调用。",
         "approve": "批准",
         "edit": "按修改后的参数批准",
         "deny": "拒绝",
@@ -140,7 +137,7 @@ def gate(turn: TurnState, ready: acting.Ready) -> Terminal | acting.Ready | None
                 by="policy",
             )
         )
-        observation = REFUSED.format(tool=tool.name)
+        observation = sentence(turn.language, "refused", tool=tool.name)
         turn.record(ready.replay, observation, ok=False, tool=tool.name, call=ready.call)
         session.task = None
         return None
@@ -196,7 +193,7 @@ async def resume(turn: TurnState, decision: ApprovalDecision | None) -> Terminal
         turn.emit(_decided(pending, "deny", pending.arguments))
         _restore(turn, pending)
         replay = action_text(pending.thought, tool.name, pending.arguments, pending.thought_data)
-        observation = DENIED
+        observation = sentence(turn.language, "denied")
         turn.record(replay, observation, ok=False, tool=tool.name, call=_call(pending))
         return None
     arguments = pending.arguments

@@ -112,7 +112,8 @@ async def test_the_weather_plugin_with_edited_arguments_and_a_denial(env):
     await events_of(Agent(ScriptedModel([CALL]), tools), "and in Oslo?", session)
     model = ScriptedModel(["Answer: I did not look."])
     await events_of(Agent(model, tools), "不", session)
-    assert ASKED == [] and "denied" in json.dumps(model.requests[0].messages)
+    sent = json.dumps(model.requests[0].messages, ensure_ascii=False)
+    assert ASKED == [] and "用户拒绝了这次调用。" in sent  # in the conversation's language
 
 
 def test_cli_asks_and_the_next_call_approves(env, tmp_path, capsys):
