@@ -3,7 +3,8 @@
 One turn:
 1. Intake (`intake.py`): a message over its bounds is refused whole; uploads become images, a
    refused one a notice.
-2. A reply to the agent's question fills the pending task first (`dialogue.py`).
+2. A decision on a call waiting for approval is carried out first (`approval.py`); a reply to
+   the agent's question fills the pending task (`dialogue.py`).
 3. Each step speaks one tool protocol. ReAct text (`react.py`): build the request (the prompt
    style and `messages.py`), stream the model, forward text after `Answer:` as it arrives, and
    read the step (`parser.py`); an unreadable reply is sent back with a hint, a bounded number
@@ -14,7 +15,8 @@ One turn:
    (`dialogue.decide_action`): a control action ends, asks or finds no tool; a tool's
    arguments are merged and checked (`dialogue.decide_arguments`): missing ones are asked of
    the user, invalid ones go back to the model, valid ones run (`tool_run.py`) and become the
-   Observation.
+   Observation. A tool that acts on the outside world first needs approval (`approval.py`):
+   the turn ends with the call, and the next one resumes it with the person's decision.
 5. Repeat from 3 until an answer, a question, an error, the step limit or the turn's time
    limit; then `run_finished` and the terminal event.
 
