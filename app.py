@@ -22,6 +22,7 @@ from agent.config import (
     Settings,
     server_key,
 )
+from ui import approval_panel
 from ui.a11y import a11y_script
 from ui.examples import EXAMPLES, EXAMPLES_DIR, example_values
 from ui.handlers import PageHandlers
@@ -29,6 +30,7 @@ from ui.history_panel import wire_history
 from ui.labels import UI_TEXT
 from ui.language import aria_script, example_visibility, on_page_load
 from ui.layout import I18N, THEME, chat_tab, settings_panel
+from ui.notices import tell_mcp_notices
 from ui.page_state import PageState, Prefs, default_model, default_prefs, sessions_root
 from ui.scenarios_tab import add_scenarios_tab
 from ui.script_api import add_script_endpoints
@@ -118,16 +120,26 @@ def build_demo(
             page.retry, [state], api_visibility="private", **turn
         )
         running = [submitted, *from_examples, retried, from_api]
+        panel = parts.approval  # a call waiting for approval: ui.approval_panel
+        running += approval_panel.wire(panel, page, state, turn)
         # Scripts get `/ask` (the same turn, as named JSON) and `/reset`: ui.script_api.
         running.append(add_script_endpoints(page, box, state, cancels=running))
         ended = {"fn": page.turn_ended, "inputs": [state], "outputs": [download, box]}
-        saves = [event.then(**ended, queue=False, **quiet) for event in running]
+        shown = {"fn": approval_panel.refresh, "inputs": [state]}
+        shown["outputs"] = approval_panel.outputs(panel)
+        saves = []
+        for event in running:
+            done = event.then(**ended, queue=False, **quiet)
+            done.then(**shown, queue=False, **quiet)
+            saves.append(done)
         for trigger in (stop_btn.click, box.stop):
             stopping = trigger(
                 page.stop, [state], [*outputs, download], cancels=running, queue=False, **quiet
             )
             stopped = {"outputs": [download, box], "queue": False, **quiet}
-            saves.append(stopping.then(page.stopped, [state], **stopped))
+            done = stopping.then(page.stopped, [state], **stopped)
+            done.then(**shown, queue=False, **quiet)
+            saves.append(done)
         for name, component in settings.items():
             changed = component.change(
                 page.set_pref(name),
@@ -144,10 +156,15 @@ def build_demo(
         load = on_page_load(page.new_state, prefs0.language)
         loaded = demo.load(load, [state], [state, language, *example_sets], queue=False, **quiet)
         # Clear, New conversation and the saved conversations: ui.history_panel.
-        wire_history(page, parts, state, settings, loaded=loaded, running=running, saves=saves)
+        swapped = wire_history(
+            page, parts, state, settings, loaded=loaded, running=running, saves=saves
+        )
+        for event in swapped:
+            event.then(**shown, queue=False, **quiet)
         language.change(example_visibility, [language], example_sets, queue=False, **quiet)
         demo.load(None, js=aria_script(UI_TEXT["zh"]["title"]))
         demo.load(None, js=a11y_script())
+        demo.load(tell_mcp_notices, None, None, **quiet)  # MCP servers that failed to start
         if page.env.mcp_server:
             from ui.mcp_endpoints import add_mcp_endpoints
 

@@ -1,8 +1,9 @@
 """Command line: `python -m agent "question" --image photo.jpg` streams the trace and the answer.
 
 The flags mirror the API: the model (`--model`, `--base-url`, `--offline`), the agent's settings
-(`--max-steps`, `--temperature`, `--style`, `--language`), and a conversation kept in a file
-(`--session FILE`, `--continue`) so a question the agent asked can be answered by the next call.
+(`--max-steps`, `--temperature`, `--style`, `--language`, `--approve`), and a conversation kept
+in a file (`--session FILE`, `--continue`) so a question the agent asked (or a call waiting for
+approval) can be answered by the next call.
 `--json` prints every event as one JSON line in the trace export format.
 
 Exit code 0 when the turn answered, asked or ended, 1 on an error, 2 for bad arguments.
@@ -35,6 +36,7 @@ FLAGS = {
     "temperature": "--temperature",
     "language": "--language",
     "prompt_style": "--style",
+    "approval": "--approve",
 }
 
 
@@ -66,6 +68,11 @@ def _line(event) -> str | None:
             return f"· task {event.tool}: known {known}, missing {missing} ({event.status})"
         case "ask_user":
             return f"\nQuestion: {event.question}"
+        case "approval":
+            return f"\nApproval: {event.question}"
+        case "approval_decision":
+            by = " (approval policy)" if event.by == "policy" else ""
+            return f"· {event.decision} {event.tool}{by}"
         case "error":
             return f"\nError: {event.message}"
         case "run_finished":
@@ -101,7 +108,7 @@ class Printer:
             self.streamed = self.open_line = False
             return
         line = _line(event)
-        if line and (not self.quiet or event.type in ("error", "ask_user")):
+        if line and (not self.quiet or event.type in ("error", "ask_user", "approval")):
             # The turn's statistics come between the streamed answer and its end.
             if self.open_line:
                 print()
@@ -118,6 +125,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         "temperature": args.temperature,
         "language": args.language,
         "prompt_style": args.style,
+        "approval": args.approve,
     }
     try:
         return Settings(**{name: value for name, value in given.items() if value is not None})
@@ -160,7 +168,7 @@ async def run_turn(agent: Agent, text: str, images: list[str], session: Session,
         out.show(event)
         if event.type == "answer":
             outcome = "ended" if event.ended else "answered"
-        elif event.type == "ask_user":
+        elif event.type in ("ask_user", "approval"):
             outcome = "asked"
         elif event.type == "error":
             outcome = "error"
@@ -231,6 +239,12 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.ArgumentParser, argpars
     parser.add_argument("--temperature", type=float, metavar="T", help="sampling, 0-2")
     parser.add_argument("--language", choices=["en", "zh"])
     parser.add_argument("--style", choices=["react", "plugin-task"])
+    parser.add_argument(
+        "--approve",
+        choices=["ask", "always", "never"],
+        help="before a tool that acts on the outside world runs: ask (reply yes or no), "
+        "always run it, or never (default: AGENT_APPROVAL, else ask)",
+    )
     shown = parser.add_mutually_exclusive_group()
     shown.add_argument("--quiet", action="store_true", help="print only the answer")
     shown.add_argument("--json", action="store_true", help="print every event as a JSON line")

@@ -8,27 +8,25 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
 from tools.base import Tool, ToolContext
 
-from . import dialogue, prompts
+from . import approval, dialogue, prompts
 from .dialogue import PendingTask
 from .events import (
-    AnswerDeltaEvent,
     AnswerEvent,
     AskUserEvent,
     ErrorEvent,
-    ModelDeltaEvent,
     StepRetryEvent,
     TaskStateEvent,
     ToolCallEvent,
     ToolProgressEvent,
     ToolResultEvent,
 )
+from .final_answer import final_answer
 from .messages import NativeCall, action_text
 from .offload import Overdue, run_quick
 from .parser import Step
@@ -67,6 +65,8 @@ class Ready:
     key: str
     step_no: int
     call: NativeCall | None = None
+    call_id: str = ""  # set when the call was approved under this id
+    step: Step | None = None
     # What the tool asked the person mid-call, and the replies it was given (`execute`).
     asked: str = ""
     replies: list[str] = field(default_factory=list)
@@ -200,7 +200,8 @@ def prepare(
         )
         turn.record(replay, observation, kind="feedback", tool=tool.name, call=call)
         return None
-    return Ready(tool, task, args, arguments, replay, key, step_no, call)
+    ready = Ready(tool, task, args, arguments, replay, key, step_no, call, step=step)
+    return approval.gate(turn, ready)  # a tool that acts on the world may need approval
 
 
 async def execute(turn: TurnState, ready: Ready) -> ToolResultEvent:
@@ -213,7 +214,13 @@ async def execute(turn: TurnState, ready: Ready) -> ToolResultEvent:
     ready.replies = [*task.tool_replies, turn.text] if task.tool_question else []
     try:
         return await call(
-            turn, ready.tool, ready.args, ready.arguments, ready.step_no, ready.replies
+            turn,
+            ready.tool,
+            ready.args,
+            ready.arguments,
+            ready.step_no,
+            ready.replies,
+            ready.call_id,
         )
     except ToolAsks as exc:
         ready.asked = exc.question
@@ -253,8 +260,9 @@ async def call(
     arguments: dict[str, Any],
     step_no: int,
     replies: list[str] | None = None,
+    call_id: str = "",
 ) -> Any:
-    call_id = uuid.uuid4().hex[:10]
+    call_id = call_id or uuid.uuid4().hex[:10]
     turn.tool_calls += 1
     turn.emit(ToolCallEvent(step=step_no, call_id=call_id, tool=tool.name, arguments=arguments))
     loop = asyncio.get_running_loop()
@@ -289,25 +297,6 @@ async def call(
         raise
     turn.emit(result)
     return result
-
-
-async def final_answer(turn: TurnState, question: str) -> Terminal:
-    """The plugin-task style's last call: answer from the request and the task transcript.
-    With the step budget spent, the last observation is the answer: no call past the limit."""
-    if turn.model_calls >= turn.agent.max_steps:
-        last = turn.steps[-1].observation if turn.steps else ""
-        return AnswerEvent(text=last or prompts.phrase(turn.language, "no_tool"))
-    messages = [{"role": "user", "content": prompts.final_prompt(question, turn.transcript())}]
-    request = turn.request(messages, purpose="final")
-    turn.model_calls += 1
-    text = ""
-    async with turn.model_stream(request, turn.model_calls) as chunks:
-        async for chunk in chunks:
-            if chunk:
-                text += chunk
-                turn.emit(ModelDeltaEvent(step=turn.model_calls, text=chunk))
-                turn.emit(AnswerDeltaEvent(text=chunk))
-    return AnswerEvent(text=_strip_final_label(text))
 
 
 async def resume_task(turn: TurnState) -> None:
@@ -356,9 +345,3 @@ def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
         return asyncio.get_running_loop() is loop
     except RuntimeError:
         return False
-
-
-def _strip_final_label(text: str) -> str:
-    return re.sub(
-        r"^\s*(?:\*\*)?\s*final answer\s*(?:\*\*)?\s*[:：]\s*", "", text, flags=re.IGNORECASE
-    ).strip()

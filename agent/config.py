@@ -74,6 +74,11 @@ class Settings(BaseSettings):
     tool_protocol: Literal["react", "native", "auto"] | None = Field(
         default=None, validation_alias="AGENT_TOOL_PROTOCOL"
     )
+    # Before a tool that acts on the outside world runs: ask the person (ask), run it (always)
+    # or refuse every such call (never). Read-only tools never ask.
+    approval: Literal["ask", "always", "never"] = Field(
+        default="ask", validation_alias="AGENT_APPROVAL"
+    )
     # One turn, model calls and tools included, ends with a sentence after this long.
     turn_timeout: float = Field(default=240.0, gt=0, le=3600, validation_alias="AGENT_TURN_TIMEOUT")
     # Bounds on one message: a pasted book or a folder of photos is refused at once, with a

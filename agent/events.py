@@ -1,8 +1,8 @@
 """The closed set of events a turn emits: the trace schema and the export format.
 
 Every event has a literal `type`. A tool call and its result share `call_id`. A turn always ends
-with exactly one terminal event (`answer`, `ask_user` or `error`), and `run_finished` with the
-turn's statistics comes right before it.
+with exactly one terminal event (`answer`, `ask_user`, `approval` or `error`), and `run_finished`
+with the turn's statistics comes right before it.
 """
 
 from __future__ import annotations
@@ -132,6 +132,32 @@ class AskUserEvent(_Event):
     missing: list[str] = Field(default_factory=list)
 
 
+class ApprovalEvent(_Event):
+    """The turn stops before a call to a tool that acts on the outside world, until the person
+    approves it, edits its arguments or denies it (`agent.approval`). `problem` says why the
+    last decision could not be used (edited arguments that do not fit); the call still waits."""
+
+    type: Literal["approval"] = "approval"
+    call_id: str
+    tool: str
+    arguments: dict[str, Any]
+    question: str
+    problem: str | None = None
+
+
+class ApprovalDecisionEvent(_Event):
+    """What became of a call that needed approval: the person's decision (`by` "user"), or the
+    run's approval policy's (`by` "policy"). `cancel`: a new message was sent instead."""
+
+    type: Literal["approval_decision"] = "approval_decision"
+    call_id: str
+    tool: str
+    decision: Literal["approve", "edit", "deny", "cancel"]
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    always: bool = False
+    by: Literal["user", "policy"] = "user"
+
+
 class AnswerDeltaEvent(_Event):
     type: Literal["answer_delta"] = "answer_delta"
     text: str
@@ -198,6 +224,8 @@ Event = Annotated[
     | StepRetryEvent
     | TaskStateEvent
     | AskUserEvent
+    | ApprovalEvent
+    | ApprovalDecisionEvent
     | AnswerDeltaEvent
     | AnswerEvent
     | ErrorEvent
@@ -205,7 +233,7 @@ Event = Annotated[
     Field(discriminator="type"),
 ]
 
-TERMINAL_TYPES = ("answer", "ask_user", "error")
+TERMINAL_TYPES = ("answer", "ask_user", "approval", "error")
 
 EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 TRACE_ADAPTER: TypeAdapter[list[Event]] = TypeAdapter(list[Event])

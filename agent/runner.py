@@ -3,7 +3,8 @@
 One turn:
 1. Intake (`intake.py`): a message over its bounds is refused whole; uploads become images, a
    refused one a notice.
-2. A reply to the agent's question fills the pending task first (`dialogue.py`).
+2. A decision on a call waiting for approval is carried out first (`approval.py`); a reply to
+   the agent's question fills the pending task (`dialogue.py`).
 3. Each step speaks one tool protocol. ReAct text (`react.py`): build the request (the prompt
    style and `messages.py`), stream the model, forward text after `Answer:` as it arrives, and
    read the step (`parser.py`); an unreadable reply is sent back with a hint, a bounded number
@@ -14,7 +15,8 @@ One turn:
    (`dialogue.decide_action`): a control action ends, asks or finds no tool; a tool's
    arguments are merged and checked (`dialogue.decide_arguments`): missing ones are asked of
    the user, invalid ones go back to the model, valid ones run (`tool_run.py`) and become the
-   Observation.
+   Observation. A tool that acts on the outside world first needs approval (`approval.py`):
+   the turn ends with the call, and the next one resumes it with the person's decision.
 5. Repeat from 3 until an answer, a question, an error, the step limit or the turn's time
    limit; then `run_finished` and the terminal event.
 
@@ -37,8 +39,10 @@ from typing import Any
 from tools.base import Tool
 
 from . import acting, native, react, telemetry
+from . import approval as _approval
 from .config import Settings
 from .events import (
+    ApprovalEvent,
     ErrorEvent,
     Event,
     NoticeEvent,
@@ -81,6 +85,7 @@ class Agent:
         tool_timeout: float | None = None,
         max_parse_retries: int = MAX_PARSE_RETRIES,
         tool_protocol: str | None = None,
+        approval: str | None = None,
         tracer: Any = None,
         name: str = "multimodal-react-agent",
     ) -> None:
@@ -105,12 +110,17 @@ class Agent:
         if protocol not in ("react", "native", "auto"):
             raise ValueError(f"unknown tool protocol {protocol!r}; use react, native or auto")
         self.tool_protocol = protocol
+        # ask | always | never: what happens before a tool that acts on the world runs.
+        self.approval = _approval.check_policy(approval or settings.approval)
         self.tracer = telemetry.as_tracer(tracer)
         self.name = name
 
     def protocol_now(self) -> str:
         """The protocol a turn starts with: `auto` is native for a model that can call tools
-        natively, until its endpoint has refused tools once in this process."""
+        natively, until its endpoint has refused tools once in this process; the offline
+        model always takes the ReAct text."""
+        if self.tool_protocol == "native" and getattr(self.model, "offline", False):
+            return "react"  # the offline model reads and writes the ReAct text only
         if self.tool_protocol != "auto":
             return self.tool_protocol
         if not getattr(self.model, "native_tools", False):
@@ -126,11 +136,19 @@ class Agent:
         text: str,
         images: Sequence[str | Path | bytes | ImageRef] = (),
         session: Session | None = None,
+        *,
+        decision: _approval.ApprovalDecision | None = None,
     ) -> AsyncIterator[Event]:
-        """Run one turn: an async iterator of events whose last is `answer`, `ask_user` or
-        `error`. Closing it (or cancelling its consumer) stops the model stream and the tool."""
+        """Run one turn: an async iterator of events whose last is `answer`, `ask_user`,
+        `approval` or `error`. Closing it (or cancelling its consumer) stops the model stream
+        and the tool. `decision` decides the call waiting for approval (`agent.approval`); a
+        message typed instead may decide it too ("yes", "no")."""
         session = session if session is not None else self.new_session()
-        return _Turn(self, text or "", session).run(images)
+        if decision is not None and not (text or "").strip():
+            text = _approval.decision_text(decision, self.language)
+        turn = _Turn(self, text or "", session)
+        turn.decision = decision
+        return turn.run(images)
 
     def new_session(self) -> Session:
         """A conversation whose image store follows this agent's settings."""
@@ -144,6 +162,8 @@ class Agent:
 
 class _Turn(TurnState):
     """A turn while `Agent.run` iterates it."""
+
+    decision: _approval.ApprovalDecision | None = None
 
     async def run(self, images: Sequence[str | Path | bytes | ImageRef]) -> AsyncIterator[Event]:
         body = asyncio.ensure_future(self._body(images))
@@ -181,6 +201,8 @@ class _Turn(TurnState):
             final = await self.intake(images)
             if final is None:
                 final = await self._bounded_loop()
+                if isinstance(final, ApprovalEvent):
+                    _approval.keep_steps(self, final)
                 self.remember(final)
             self.finish(final)
         finally:
@@ -200,6 +222,9 @@ class _Turn(TurnState):
 
     async def _loop(self) -> Terminal:
         try:
+            final = await _approval.resume(self, self.decision)
+            if final is not None:
+                return final
             await acting.resume_task(self)
             while True:
                 if self.model_calls >= self.agent.max_steps:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import shutil
 import uuid
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -27,6 +27,23 @@ class Turn(BaseModel):
     language: str = "en"
 
 
+class PendingApproval(BaseModel):
+    """A call to a tool that acts on the outside world, stopped until the person decides
+    (`agent.approval`): the call as the model made it, the task it finishes, and the turn's
+    steps so far (`StepRecord`s and the native call as plain data), which the next turn resumes.
+    """
+
+    call_id: str
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    thought: str = ""
+    thought_data: dict[str, Any] | None = None
+    step: int = 1
+    task: PendingTask
+    call: dict[str, Any] | None = None
+    steps: list[dict[str, Any]] = Field(default_factory=list)
+
+
 class Session(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
@@ -34,10 +51,15 @@ class Session(BaseModel):
     images: ImageStore = Field(default_factory=ImageStore)
     history: list[Turn] = Field(default_factory=list)
     task: PendingTask | None = None
+    approval: PendingApproval | None = None
+    # Tools the person allowed to act without asking, for this conversation.
+    allowed_tools: list[str] = Field(default_factory=list)
 
     def reset(self) -> None:
         self.history.clear()
         self.task = None
+        self.approval = None
+        self.allowed_tools.clear()
 
 
 # How a remembered turn names the images it came with whose files are gone (a conversation
@@ -66,6 +88,8 @@ class SavedSession(BaseModel):
     id: str
     history: list[Turn] = Field(default_factory=list)
     task: PendingTask | None = None
+    approval: PendingApproval | None = None
+    allowed_tools: list[str] = Field(default_factory=list)
     images: list[ImageRef] = Field(default_factory=list)
 
 
@@ -85,7 +109,14 @@ def save_session(session: Session, path: str | Path) -> None:
         if not (target.exists() and target.samefile(source)):
             shutil.copyfile(source, target)
         saved.append(ref.model_copy(update={"path": target.name}))
-    document = SavedSession(id=session.id, history=session.history, task=session.task, images=saved)
+    document = SavedSession(
+        id=session.id,
+        history=session.history,
+        task=session.task,
+        approval=session.approval,
+        allowed_tools=session.allowed_tools,
+        images=saved,
+    )
     # Written whole and then renamed, so an interrupted save leaves the previous file intact.
     partial = path.with_name(f".{path.name}.partial")
     partial.write_text(document.model_dump_json(indent=2), encoding="utf-8")
@@ -107,4 +138,11 @@ def load_session(path: str | Path, store: ImageStore | None = None) -> Session:
         shutil.copyfile(source, target)
         refs.append(ref.model_copy(update={"path": str(target)}))
     store.restore(refs)
-    return Session(id=document.id, images=store, history=document.history, task=document.task)
+    return Session(
+        id=document.id,
+        images=store,
+        history=document.history,
+        task=document.task,
+        approval=document.approval,
+        allowed_tools=document.allowed_tools,
+    )

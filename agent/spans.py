@@ -81,6 +81,7 @@ class TurnTracer:
             "run_finished": self._run_finished,
             "answer": lambda e: self._end("ended" if e.ended else "answered", e.at),
             "ask_user": lambda e: self._end("asked", e.at),
+            "approval": lambda e: self._end("asked", e.at),
             "error": lambda e: self._end("error", e.at, e.kind),
             None: lambda e: self._end("cancelled", None, "cancelled"),  # no terminal event came
         }

@@ -17,6 +17,7 @@ from tools.base import Tool
 from . import dialogue, prompts, telemetry
 from .events import (
     AnswerEvent,
+    ApprovalEvent,
     AskUserEvent,
     ErrorEvent,
     ImageInfo,
@@ -37,7 +38,7 @@ from .style import TurnContext
 
 log = logging.getLogger(__name__)
 
-Terminal = AnswerEvent | AskUserEvent | ErrorEvent
+Terminal = AnswerEvent | AskUserEvent | ApprovalEvent | ErrorEvent
 
 
 def image_info(ref: ImageRef) -> ImageInfo:
@@ -278,7 +279,7 @@ def _outcome(final: Terminal) -> Any:
             return "ended"
         case AnswerEvent():
             return "answered"
-        case AskUserEvent():
+        case AskUserEvent() | ApprovalEvent():
             return "asked"
         case _:
             return "error"

@@ -103,7 +103,7 @@ def test_scripted_model_turn_through_the_api(tmp_path):
     finally:
         demo.close()
     assert text_of(conversation[-1]) == "It is 5."
-    assert status.startswith("fake · 2 model call(s)")
+    assert status.startswith("fake · ReAct text · 2 model call(s)")
     titles = [m["metadata"]["title"] for m in trace]
     assert "Tool: calculator" in titles
 

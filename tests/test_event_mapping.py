@@ -14,6 +14,8 @@ from agent.events import (
     TRACE_ADAPTER,
     AnswerDeltaEvent,
     AnswerEvent,
+    ApprovalDecisionEvent,
+    ApprovalEvent,
     AskUserEvent,
     ErrorEvent,
     Event,
@@ -56,6 +58,12 @@ ONE_OF_EACH: dict[type, object] = {
     StepRetryEvent: StepRetryEvent(step=2, reason="no Action"),
     TaskStateEvent: TaskStateEvent(tool="convert_units", known={"value": 5}, missing=["to"]),
     AskUserEvent: AskUserEvent(question="Which unit?"),
+    ApprovalEvent: ApprovalEvent(
+        call_id="c2", tool="weather", arguments={"city": "Oslo"}, question="May I?"
+    ),
+    ApprovalDecisionEvent: ApprovalDecisionEvent(
+        call_id="c2", tool="weather", decision="approve", arguments={"city": "Oslo"}
+    ),
     AnswerDeltaEvent: AnswerDeltaEvent(text="8.0"),
     AnswerEvent: AnswerEvent(text="8.05 km"),
     ErrorEvent: ErrorEvent(message="The model is unreachable.", kind="connection"),
@@ -70,7 +78,7 @@ def titles(view: TurnView) -> list[str]:
 
 
 def test_there_is_a_sample_of_every_event_type():
-    assert len(EVENT_CLASSES) == 15
+    assert len(EVENT_CLASSES) == 17
     assert set(ONE_OF_EACH) == set(EVENT_CLASSES)
 
 
@@ -108,10 +116,15 @@ def test_each_event_type_shows_where_a_person_looks():
     step(StepRetryEvent, lambda: "Retry (Thought 2)" in titles(view))
     step(TaskStateEvent, lambda: "Task: convert_units" in titles(view))
     step(AskUserEvent, lambda: view.answer == "Which unit?" and view.done)
-    step(AnswerDeltaEvent, lambda: view.answer == "Which unit?8.0")
+    step(
+        ApprovalEvent,
+        lambda: view.answer == "May I?" and "Approval needed: weather" in titles(view),
+    )
+    step(ApprovalDecisionEvent, lambda: "Approved: weather" in titles(view))
+    step(AnswerDeltaEvent, lambda: view.answer == "May I?8.0")
     step(AnswerEvent, lambda: view.answer == "8.05 km")
     step(ErrorEvent, lambda: "Error" in titles(view) and view.answer.startswith("The model"))
-    step(RunFinishedEvent, lambda: view.stats_line == "m1 · 2 model call(s) · 1.5 s")
+    step(RunFinishedEvent, lambda: view.stats_line == "m1 · ReAct text · 2 model call(s) · 1.5 s")
     assert seen == dict.fromkeys(EVENT_CLASSES, True)
 
 
@@ -144,7 +157,9 @@ def test_page_values_show_the_conversation_the_trace_and_the_status():
         id="img_1", path="/tmp/up/img_1.png", width=8, height=8, media_type="image/png", digest="d"
     )
     # A turn that answers: one of each event but the other two endings.
-    turn = [e for cls, e in ONE_OF_EACH.items() if cls not in (AskUserEvent, ErrorEvent)]
+    turn = [
+        e for cls, e in ONE_OF_EACH.items() if cls not in (AskUserEvent, ApprovalEvent, ErrorEvent)
+    ]
     view = render(turn, question="how far?")
     state.turns.append(TurnRecord(text="how far?", refs=[ref], view=view))
     chat, trace, same, status = page_values(state)

@@ -60,7 +60,7 @@ async def test_a_turn_streams_the_question_first_and_the_answer_last():
     chat, trace, state, status = updates[-1]
     assert chat[-1] == {"role": "assistant", "content": "It said hi."}
     assert "Tool: echo" in titles(trace)
-    assert status.startswith("fake · 2 model call(s)")
+    assert status.startswith("fake · ReAct text · 2 model call(s)")
     with zipfile.ZipFile(state.trace_file) as archive:
         saved = json.loads(archive.read("conversation.json"))
     assert saved["turns"][-1]["events"][-1]["type"] == "answer"

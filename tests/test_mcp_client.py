@@ -74,6 +74,8 @@ def by_name(tools, name):
 
 
 def agent_with(tools, *replies, **options):
+    # These tests are about MCP itself: its tools act without asking (tests/test_approval.py).
+    options.setdefault("approval", "always")
     return Agent(ScriptedModel(list(replies)), tools, **options)
 
 
@@ -119,7 +121,7 @@ async def test_missing_required_argument_is_asked_of_the_person(tools):
 
 async def test_returned_image_is_seen_by_the_model_next_step(tools):
     model = ScriptedModel([action("web.square", colour="blue"), "Thought: seen\nAnswer: blue"])
-    events = await collect(Agent(model, tools), "draw a blue square")
+    events = await collect(Agent(model, tools, approval="always"), "draw a blue square")
     (result,) = results(events)
     assert [(i.width, i.height) for i in result.images] == [(24, 24)]
     parts = [p for m in model.requests[1].messages if isinstance(m["content"], list)
@@ -169,7 +171,7 @@ async def test_native_tool_calls_reach_mcp_tools_and_their_questions(tools):
         return [ToolCallPart(id=call_id, name="demo_paint", arguments='{"item": "gate"}')]
 
     model = ScriptedModel([paint("c1"), paint("c2"), "It is red now."], native_tools=True)
-    agent = Agent(model, tools, tool_protocol="native")
+    agent = Agent(model, tools, tool_protocol="native", approval="always")
     session = agent.new_session()
     first = await collect(agent, "paint the gate", session=session)
     assert first[-1].type == "ask_user" and "gate" in first[-1].question
@@ -250,6 +252,7 @@ def run_cli(config: Path, replies: list[str], *args: str) -> subprocess.Complete
             "HOME": "/tmp",
             "OPENAI_BASE_URL": model_server.base_url,
             "AGENT_MCP_CONFIG": str(config),
+            "AGENT_APPROVAL": "always",
         }
         return subprocess.run(
             [sys.executable, "-m", "agent", *args, "--model", "test-model"],

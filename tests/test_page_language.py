@@ -123,7 +123,7 @@ def test_trace_labels_follow_the_session_language():
     for words in ("**模型**：离线演示模型", "**已知**：value = 5", "**缺少**：to_unit"):
         assert words in content
     assert "**参数**" in content and "**结果**" in content
-    assert view.stats_line == "离线演示模型 · 2 次模型调用 · 0.4 秒"
+    assert view.stats_line == "离线演示模型 · ReAct 文本 · 2 次模型调用 · 0.4 秒"
     assert view.messages[0]["metadata"]["log"] == "离线演示模型 · 2 次模型调用"
     english = re.compile(r"Turn|Model|Thought|Tool|Arguments|Result|Task|Known|Missing|call")
     assert not english.search(content + "".join(titles) + view.stats_line)

@@ -75,7 +75,9 @@ async def test_slot_filling_over_a_plugin(hotel_tool):
     session = Session()
 
     def agent(*replies):
-        return Agent(ScriptedModel(list(replies)), [hotel_tool], style="plugin-task")
+        return Agent(
+            ScriptedModel(list(replies)), [hotel_tool], style="plugin-task", approval="always"
+        )
 
     events = await collect(
         agent(step("book_hotel", {"city": "Oslo"}, {"city": "Oslo"})),

@@ -21,6 +21,7 @@ FIELDS = {
     "outcome",
     "answer",
     "question",
+    "approval",
     "error",
     "events",
     "notices",
@@ -51,7 +52,7 @@ def types(result: dict) -> list[str]:
 def test_endpoints_have_readable_names(url):
     endpoints = Client(url, verbose=False).view_api(print_info=False, return_format="dict")
     named = endpoints["named_endpoints"]
-    assert [p["parameter_name"] for p in named["/ask"]["parameters"]] == ["message"]
+    assert [p["parameter_name"] for p in named["/ask"]["parameters"]] == ["message", "approval"]
     assert [r["label"] for r in named["/ask"]["returns"]] == ["result"]
     assert named["/reset"]["parameters"] == []
 

@@ -168,7 +168,7 @@ def test_run_finished_folds_the_turn_with_its_statistics():
     assert turn["metadata"]["duration"] == 1.23
     assert "3 model call(s)" in turn["metadata"]["log"] and "m1" in turn["metadata"]["log"]
     assert all(m["metadata"]["status"] == "done" for m in view.messages)
-    assert view.stats_line == "m1 · 3 model call(s) · 1.2 s"
+    assert view.stats_line == "m1 · ReAct text · 3 model call(s) · 1.2 s"
 
 
 def test_stop_marks_running_steps_and_says_so():

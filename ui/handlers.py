@@ -90,12 +90,15 @@ class PageHandlers:
         )
 
     async def run_turn(
-        self, state: PageState, text: str, files: Sequence[str | ImageRef]
+        self, state: PageState, text: str, files: Sequence[str | ImageRef], **how: Any
     ) -> AsyncIterator[tuple]:
+        """One turn. `how` may hold `approval`, a policy for the turn (`/ask`), and `decision`,
+        an `ApprovalDecision` on the call waiting for approval (`ui.approval_panel`)."""
         await self._check(state, text, files)
         state.running += 1
+        turn = self._start_turn(state, text, files, how)
         try:
-            async with contextlib.aclosing(self._start_turn(state, text, files)) as updates:
+            async with contextlib.aclosing(turn) as updates:
                 async for update in updates:
                     yield update
         finally:
@@ -114,7 +117,7 @@ class PageHandlers:
             raise gr.Error(problem, print_exception=False)
 
     async def _start_turn(
-        self, state: PageState, text: str, files: Sequence[str | ImageRef]
+        self, state: PageState, text: str, files: Sequence[str | ImageRef], how: dict[str, Any]
     ) -> AsyncIterator[tuple]:
         prefs = state.prefs
         # Uploads the agent can use (prepared off the event loop), and one sentence for each
@@ -133,7 +136,9 @@ class PageHandlers:
             refs=good,
             view=TurnView(len(state.turns) + 1, prefs.language, text),
             task_before=session.task.model_copy(deep=True) if session.task else None,
+            approval_before=session.approval.model_copy(deep=True) if session.approval else None,
             history_len=len(session.history),
+            decision=how.get("decision"),
         )
         for sentence in refused:
             notice = NoticeEvent(message=sentence)
@@ -150,7 +155,9 @@ class PageHandlers:
                 state.turns.remove(record)
                 yield page_values(state)
                 return
-            async with contextlib.aclosing(self._run_agent(state, record, model, good)) as run:
+            agent = self.agent_for(prefs, model, how.get("approval"))
+            run_agent = self._run_agent(state, record, agent, good, how.get("decision"))
+            async with contextlib.aclosing(run_agent) as run:
                 async for update in run:
                     yield update
         finally:
@@ -159,8 +166,9 @@ class PageHandlers:
             if any(r is record for r in state.turns):
                 self._stopped(state, record)
 
-    def agent_for(self, prefs: Prefs, model: Any) -> Agent:
-        """The agent a session's settings ask for; the page and the MCP endpoints share it."""
+    def agent_for(self, prefs: Prefs, model: Any, approval: str | None = None) -> Agent:
+        """The agent a session's settings ask for; the page and the MCP endpoints share it.
+        `approval` overrides the approval policy of the settings."""
         return Agent(
             model,
             self.tools,
@@ -170,14 +178,21 @@ class PageHandlers:
             max_steps=int(prefs.max_steps),
             temperature=float(prefs.temperature),
             image_detail=prefs.image_detail,
+            tool_protocol=prefs.tool_protocol,
+            approval=approval or self.env.approval,
         )
 
     async def _run_agent(
-        self, state: PageState, record: TurnRecord, model: Any, images: list[ImageRef]
+        self,
+        state: PageState,
+        record: TurnRecord,
+        agent: Agent,
+        images: list[ImageRef],
+        decided: Any = None,  # an ApprovalDecision
     ) -> AsyncIterator[tuple]:
-        agent = self.agent_for(state.prefs, model)
         shown = 0.0
-        async with contextlib.aclosing(agent.run(record.text, images, state.session)) as events:
+        run = agent.run(record.text, images, state.session, decision=decided)
+        async with contextlib.aclosing(run) as events:
             async for event in events:
                 event = self.access.screen(event, state.prefs)
                 record.events.append(event)
@@ -200,15 +215,19 @@ class PageHandlers:
         record.view.stop()
         # The cancelled turn left no history; its task starts over from before it.
         state.session.task = record.task_before
+        state.session.approval = record.approval_before
         state.write_trace(record)
 
-    async def chat(self, message: dict | None, state: PageState | None) -> AsyncIterator[tuple]:
+    async def chat(
+        self, message: dict | None, state: PageState | None, approval: str | None = None
+    ) -> AsyncIterator[tuple]:
         state = self.use(state)
         message = message or {}
         text = str(message.get("text") or "")
         files = [_file_path(f) for f in message.get("files") or []]
+        turn = self.run_turn(state, text, files, approval=approval)
         # Each relay closes what it relays, so a cancel reaches the turn at once.
-        async with contextlib.aclosing(self.run_turn(state, text, files)) as updates:
+        async with contextlib.aclosing(turn) as updates:
             async for update in updates:
                 yield update
 
@@ -245,8 +264,10 @@ class PageHandlers:
         last = state.turns.pop()
         session = state.session
         session.task = last.task_before
+        session.approval = last.approval_before
         del session.history[last.history_len :]
-        async for update in _on_page(self.run_turn(state, last.text, last.refs), state):
+        turn = self.run_turn(state, last.text, last.refs, decision=last.decision)
+        async for update in _on_page(turn, state):
             yield update
 
     def stop(self, state: PageState | None) -> tuple:

@@ -200,8 +200,9 @@ def wire_history(
     loaded: Any,
     running: list[Any],
     saves: list[Any],
-) -> None:
-    """Wire the panel into the page. `parts` is the chat tab's (`ui.layout.chat_tab`);
+) -> list[Any]:
+    """Wire the panel into the page; returns the events after which another conversation
+    (or none) is on the page. `parts` is the chat tab's (`ui.layout.chat_tab`);
     `loaded` the page-load event that made the session's state; `running` the events that a
     new, opened or cleared conversation cancels; `saves` the events after which the
     conversation is saved (a turn's end, Stop, a change of settings)."""
@@ -213,8 +214,13 @@ def wire_history(
     loaded.then(history.load, [state, parts.saved], whole, js=_LOAD_JS, **quiet)
     for event in saves:
         event.then(history.save, [state], stored, queue=False, **quiet)
-    parts.new_btn.click(history.new, [state], whole, cancels=running, **quiet)
-    parts.open_btn.click(history.open, [parts.listed, state], whole, cancels=running, **quiet)
+    new = parts.new_btn.click(history.new, [state], whole, cancels=running, **quiet)
+    opened = parts.open_btn.click(
+        history.open, [parts.listed, state], whole, cancels=running, **quiet
+    )
     parts.delete_btn.click(history.delete, [parts.listed, state], stored, **quiet)
     cleared = [parts.chatbot, parts.trace, state, parts.status, parts.box, parts.download]
-    parts.clear_btn.click(history.clear, [state], [*cleared, *stored], cancels=running, **quiet)
+    clear = parts.clear_btn.click(
+        history.clear, [state], [*cleared, *stored], cancels=running, **quiet
+    )
+    return [loaded, new, opened, clear]

@@ -34,6 +34,16 @@ LABELS: dict[str, dict[str, Any]] = {
         "missing": "Missing",
         "nothing": "nothing",
         "asked": "Asked the user",
+        "approval": "Approval needed",
+        "decision": {
+            "approve": "Approved",
+            "edit": "Approved with edits",
+            "deny": "Denied",
+            "cancel": "Dropped for a new message",
+        },
+        "always": "Always allowed in this conversation from now on.",
+        "by_policy": "Decided by the run's approval policy.",
+        "protocol": {"react": "ReAct text", "native": "native tool calls"},
         "error": "Error",
         "calls": "{calls} model call(s)",
         "seconds": "{seconds:.1f} s",
@@ -71,6 +81,16 @@ LABELS: dict[str, dict[str, Any]] = {
         "missing": "缺少",
         "nothing": "无",
         "asked": "向用户提问",
+        "approval": "需要批准",
+        "decision": {
+            "approve": "已批准",
+            "edit": "已按修改批准",
+            "deny": "已拒绝",
+            "cancel": "因新消息而取消",
+        },
+        "always": "本对话中此后总是允许。",
+        "by_policy": "由本次运行的批准策略决定。",
+        "protocol": {"react": "ReAct 文本", "native": "原生工具调用"},
         "error": "错误",
         "calls": "{calls} 次模型调用",
         "seconds": "{seconds:.1f} 秒",
@@ -126,9 +146,12 @@ def model_name(model: str, offline: bool, language: str) -> str:
     return model
 
 
-def stats_text(calls: int, seconds: float, language: str) -> str:
-    """What a finished turn cost: "2 model call(s) · 0.4 s", "2 次模型调用 · 0.4 秒"."""
-    return f"{calls_text(calls, language)} · {words(language)['seconds'].format(seconds=seconds)}"
+def stats_text(calls: int, seconds: float, language: str, protocol: str | None = None) -> str:
+    """What a finished turn cost: "2 model call(s) · 0.4 s", "2 次模型调用 · 0.4 秒"; with the
+    tool protocol that ran first: "native tool calls · 2 model call(s) · 0.4 s"."""
+    w = words(language)
+    cost = f"{calls_text(calls, language)} · {w['seconds'].format(seconds=seconds)}"
+    return f"{w['protocol'].get(protocol, protocol)} · {cost}" if protocol else cost
 
 
 def browser_language(accept_language: str | None) -> str | None:

@@ -11,6 +11,7 @@ import gradio as gr
 
 from agent.config import DEFAULT_OPENAI_MODEL
 
+from . import approval_panel
 from .access import shown_url
 from .examples import example_labels, example_values
 from .history_panel import history_parts, new_button
@@ -36,6 +37,7 @@ def chat_tab(prefs0: Prefs) -> SimpleNamespace:
                 placeholder=I18N("chat_placeholder"),
                 feedback_options=None,
             )
+            approval = approval_panel.build(I18N)  # shown when a call waits for approval
             box = ImageTextbox(
                 elem_id="input",
                 file_types=["image"],
@@ -79,6 +81,7 @@ def chat_tab(prefs0: Prefs) -> SimpleNamespace:
         status=status,
         trace=trace,
         **vars(history),
+        approval=approval,
     )
 
 
@@ -154,6 +157,12 @@ def settings_panel(prefs0: Prefs) -> dict[str, Any]:
                 label=I18N("style"),
                 elem_id="style",
             )
+            protocol = gr.Radio(
+                [(I18N(f"protocol_{name}"), name) for name in ("auto", "react", "native")],
+                value=prefs0.tool_protocol,
+                label=I18N("protocol"),
+                elem_id="protocol",
+            )
     return {
         "source": source,
         "base_url": base_url,
@@ -164,6 +173,7 @@ def settings_panel(prefs0: Prefs) -> dict[str, Any]:
         "image_detail": detail,
         "language": language,
         "style": style,
+        "tool_protocol": protocol,
     }
 
 

@@ -169,7 +169,9 @@ async def run_turn(page: PageHandlers, text: str, images: list[str]) -> str:
         model = page.make_model(prefs)
     except ModelNotConfigured as error:
         raise gr.Error(str(error), print_exception=False) from None
-    agent = page.agent_for(prefs, model)
+    # A conversation of one turn has nobody to approve a call: `ask` refuses such calls.
+    approval = "never" if page.env.approval == "ask" else None
+    agent = page.agent_for(prefs, model, approval)
     session = agent.new_session()
     downloads = tempfile.mkdtemp(prefix="mcp-images-")
     try:

@@ -24,6 +24,7 @@ from .conversation_export import write_conversation
 
 if TYPE_CHECKING:
     from agent.dialogue import PendingTask
+    from agent.session import PendingApproval
 
     from .trace_view import TurnView
 
@@ -41,6 +42,7 @@ class Prefs:
     image_detail: str = "auto"
     language: str = "en"
     style: str = "react"
+    tool_protocol: str = "auto"  # auto | react | native
 
     def choice(self) -> ModelChoice:
         return ModelChoice(
@@ -62,6 +64,7 @@ def default_prefs(env: Settings) -> Prefs:
         image_detail=env.image_detail,
         language=env.language,
         style=env.prompt_style,
+        tool_protocol=env.tool_protocol or "auto",
     )
 
 
@@ -99,9 +102,11 @@ class TurnRecord:
     events: list[Event] = field(default_factory=list)
     # What a retry or a stop puts back: the task and the history length from before the turn.
     task_before: PendingTask | None = None
+    approval_before: PendingApproval | None = None
     history_len: int = 0
     # Ids of images the turn came with that a restored conversation no longer has on disk.
     gone: list[str] = field(default_factory=list)
+    decision: Any = None  # the ApprovalDecision this turn was run with, for a retry
 
 
 class PageState:
@@ -128,6 +133,8 @@ class PageState:
         self.running = 0
         # Set when the sweep closed this conversation, until the person is told.
         self.expired = False
+        # The call the approval panel shows, so a decision that did not fit keeps the edit.
+        self.approval_shown: str | None = None
         # For the turn limits (ui.access); Clear does not reset them.
         self.turns_started = 0
         self.turn_starts: list[float] = []

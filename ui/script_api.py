@@ -2,11 +2,15 @@
 
 `/ask` takes `{"text": ..., "files": [...]}` as `/chat` does and runs the same turn in the same
 conversation (one `gradio_client.Client` is one session, whichever of the two it calls), but
-returns one JSON value with named fields instead of the page's chat and trace:
+returns one JSON value with named fields instead of the page's chat and trace. Its second
+argument, `approval` ("ask", "always" or "never"; default: the server's AGENT_APPROVAL), is the
+approval policy for the turn's calls to tools that act on the outside world:
 
-    outcome      "answer" | "ask" | "end" | "error"
+    outcome      "answer" | "ask" | "approval" | "end" | "error"
     answer       the answer's text (also for "end"), else null
-    question     the agent's question when it asks one, else null
+    question     the agent's question when it asks one (or asks for approval), else null
+    approval     the call waiting for approval: {"call_id", "tool", "arguments", "problem"},
+                 else null; the next `/ask` decides it with "yes" or "no" as its text
     error        the sentence saying what went wrong when the outcome is "error", else null
     events       the turn's events in the trace export format (`agent.events.export_trace`)
     notices      refused uploads: [{"file": name or null, "reason": sentence}]
@@ -32,7 +36,9 @@ from urllib.parse import quote
 import gradio as gr
 
 from agent.events import (
+    TERMINAL_TYPES,
     AnswerEvent,
+    ApprovalEvent,
     AskUserEvent,
     ErrorEvent,
     ModelCallEvent,
@@ -57,13 +63,19 @@ def add_script_endpoints(
     Returns the `/ask` event."""
     with gr.Column(visible=False):
         result = gr.JSON(label="result", visible=False)
+        policy = gr.Radio(
+            ["ask", "always", "never"],
+            value=page.env.approval,
+            label="approval",
+            visible=False,
+        )
         done = gr.JSON(label="ok", visible=False)
         ask_trigger = gr.Button(visible=False, elem_id="api-ask")
         reset_trigger = gr.Button(visible=False, elem_id="api-reset")
     ask, reset = ask_endpoint(page), reset_endpoint(page)
     asked = ask_trigger.click(
         ask,
-        [message, state],
+        [message, state, policy],
         [result, state],
         api_name="ask",
         api_description="One turn of the conversation; the outcome as named JSON fields.",
@@ -82,14 +94,20 @@ def add_script_endpoints(
 
 
 def ask_endpoint(page: PageHandlers) -> Any:
-    async def ask(message: dict | None, state: PageState | None) -> tuple[dict, PageState]:
+    async def ask(
+        message: dict | None, state: PageState | None, approval: str | None = None
+    ) -> tuple[dict, PageState]:
         state = page.use(state)
+        if approval not in (None, "ask", "always", "never"):
+            problem = "approval must be ask, always or never."
+            return refused_turn(problem, []), state
         before = {id(record) for record in state.turns}
         files = [_file_path(f) for f in (message or {}).get("files") or []]
         names = [Path(f).name for f in files if f]
         started = time.monotonic()
         try:
-            async with contextlib.aclosing(page.chat(message, state)) as updates:
+            turn = page.chat(message, state, approval or None)
+            async with contextlib.aclosing(turn) as updates:
                 async for _ in updates:
                     pass
         except gr.Error as error:
@@ -117,12 +135,13 @@ def reset_endpoint(page: PageHandlers) -> Any:
 def turn_result(record: TurnRecord, file_names: Sequence[str], elapsed: float) -> dict:
     """The JSON `/ask` returns for a turn that ran."""
     events = record.events
-    final = next((e for e in reversed(events) if e.type in ("answer", "ask_user", "error")), None)
+    final = next((e for e in reversed(events) if e.type in TERMINAL_TYPES), None)
     finished = next((e for e in events if isinstance(e, RunFinishedEvent)), None)
     result: dict[str, Any] = {
         "outcome": "error",
         "answer": None,
         "question": None,
+        "approval": None,
         "error": None,
     }
     match final:
@@ -132,6 +151,9 @@ def turn_result(record: TurnRecord, file_names: Sequence[str], elapsed: float) -
             result.update(outcome="answer", answer=final.text)
         case AskUserEvent():
             result.update(outcome="ask", question=final.question)
+        case ApprovalEvent():
+            call = final.model_dump(include={"call_id", "tool", "arguments", "problem"})
+            result.update(outcome="approval", question=final.question, approval=call)
         case ErrorEvent():
             result.update(error=final.message)
         case _:
@@ -173,6 +195,7 @@ def refused_turn(message: str, file_names: Sequence[str]) -> dict:
         "outcome": "error",
         "answer": None,
         "question": None,
+        "approval": None,
         "error": message,
         "events": [],
         "notices": attribute(message, file_names),

@@ -16,6 +16,8 @@ from typing import Any, assert_never
 from agent.events import (
     AnswerDeltaEvent,
     AnswerEvent,
+    ApprovalDecisionEvent,
+    ApprovalEvent,
     AskUserEvent,
     ErrorEvent,
     Event,
@@ -66,7 +68,7 @@ class TurnView:
         self.turn_id = f"turn-{number}"
         self.messages: list[dict[str, Any]] = []
         self.answer = ""
-        self.final: AnswerEvent | AskUserEvent | ErrorEvent | None = None
+        self.final: AnswerEvent | AskUserEvent | ApprovalEvent | ErrorEvent | None = None
         self.model = ""
         self.offline = False
         self.stats: RunFinishedEvent | None = None
@@ -143,6 +145,21 @@ class TurnView:
                 self.final = event
                 self.answer = event.question
                 self._add(self._next("ask"), w["asked"], event.question, status="done")
+            case ApprovalEvent():
+                self.final = event
+                self.answer = event.question
+                body = f"{event.problem}\n\n" if event.problem else ""
+                content = f"{body}**{w['arguments']}**\n{_block(event.arguments)}"
+                title = w["named"].format(w["approval"], event.tool)
+                self._add(self._next("approval"), title, content, status="done")
+            case ApprovalDecisionEvent():
+                title = w["named"].format(w["decision"][event.decision], event.tool)
+                lines = [f"**{w['arguments']}**\n{_block(event.arguments)}"]
+                if event.always:
+                    lines.insert(0, w["always"])
+                if event.by == "policy":
+                    lines.insert(0, w["by_policy"])
+                self._add(self._next("decision"), title, "\n\n".join(lines), status="done")
             case AnswerDeltaEvent():
                 self.answer += event.text
             case AnswerEvent():
@@ -191,11 +208,12 @@ class TurnView:
 
     @property
     def stats_line(self) -> str:
-        """`model · N model call(s) · S s` once the turn has finished, else ''."""
+        """`model · protocol · N model call(s) · S s` once the turn has finished, else ''."""
         if self.stats is None:
             return ""
         s = self.stats
-        return f"{self.name_of(s.model)} · {stats_text(s.model_calls, s.duration, self.language)}"
+        cost = stats_text(s.model_calls, s.duration, self.language, s.protocol)
+        return f"{self.name_of(s.model)} · {cost}"
 
     @property
     def model_name(self) -> str:

@@ -75,6 +75,8 @@ class Scenario(_Strict):
     name: str = Field(min_length=1)
     language: Literal["en", "zh"] | None = None
     style: Literal["react", "plugin-task"] | None = None
+    # Before a tool that acts on the outside world runs; `always` so unattended runs go on.
+    approval: Literal["ask", "always", "never"] = "always"
     turns: list[TurnSpec] = Field(min_length=1)
     # Where it was read from: set by the loader, never written in a file.
     _file: str = PrivateAttr(default="")

@@ -49,7 +49,9 @@ async def run_scenario(
 ) -> RunResult:
     """All turns of `scenario` in one session. Every turn runs even after one fails, so the
     scores see each turn's decision."""
-    agent = Agent(model, tools, language=scenario.language, style=scenario.style)
+    agent = Agent(
+        model, tools, language=scenario.language, style=scenario.style, approval=scenario.approval
+    )
     session = Session()
     started = time.monotonic()
     turns = []
@@ -104,7 +106,7 @@ def read_events(events: list[Any], crash: str | None = None) -> TurnResult:
             calls[event.call_id].ok = event.ok
         elif kind == "run_finished":
             model_calls += event.model_calls
-        elif kind in ("answer", "ask_user", "error"):
+        elif kind in ("answer", "ask_user", "approval", "error"):
             final = event
     outcome, text, asked, error_kind = _ending(final, crash)
     used = any(call.ok for call in calls.values())
@@ -128,6 +130,8 @@ def _ending(final: Any, crash: str | None) -> tuple[Seen, str, list[str], str | 
         return "error", "the turn ended without an answer, a question or an error", [], "none"
     if final.type == "ask_user":
         return "ask", final.question, list(final.missing), None
+    if final.type == "approval":  # the person is asked to approve a call
+        return "ask", final.question, [], None
     if final.type == "error":
         return "error", final.message, [], final.kind
     return ("end" if final.ended else "answer"), final.text, [], None

@@ -1,0 +1,270 @@
+"""Approval before a tool acts on the outside world (`Tool.acts_on_world`: HTTP plugins, MCP
+tools). Read-only tools never ask.
+
+With the `ask` policy, a call ready to run (`acting.prepare`) stops the turn with an `approval`
+event that carries the call; the session keeps it (`Session.approval`) with the turn's steps.
+The next turn resumes it with the person's decision, given as an `ApprovalDecision` (the page's
+buttons) or typed as the message ("yes", "好", "no", "不"): approve runs the call as it was, edit
+runs it with new arguments (checked as any arguments are; ones that do not fit leave the call
+waiting, with one sentence saying why), deny becomes the Observation the model reads. Any
+other message drops the call and is a new request. `always` lets the tool act without asking
+for the rest of the conversation. The `always` policy runs every call; `never` refuses every
+such call, and the model reads that it was refused.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from . import acting
+from .events import ApprovalDecisionEvent, ApprovalEvent
+from .messages import NativeCall, StepRecord, action_text
+from .prompts import language_key
+from .session import PendingApproval
+from .turn import Terminal, TurnState
+
+Policy = Literal["ask", "always", "never"]
+POLICIES: tuple[str, ...] = ("ask", "always", "never")
+# Native calls of an earlier turn, brought back, are numbered apart from this turn's replies.
+_REPLY_SHIFT = 100
+
+
+class ApprovalDecision(BaseModel):
+    """The person's decision on the call waiting for approval. For `edit`, `arguments` is the
+    new arguments, as a dict or as JSON text (read here, so a typo gets a sentence)."""
+
+    action: Literal["approve", "edit", "deny"]
+    arguments: dict[str, Any] | str | None = None
+    always: bool = False
+
+
+_SENTENCES = {
+    "en": {
+        "question": "The agent wants to call {tool} with {arguments}. This tool acts outside "
+        "this conversation: approve, edit the arguments, or deny. (Reply yes or no.)",
+        "bad_json": "The edited arguments are not valid JSON ({detail}); fix them, or approve "
+        "or deny the call as it is.",
+        "not_object": 'The edited arguments must be a JSON object such as {{"city": '
+        '"Paris"}}; fix them, or approve or deny the call as it is.',
+        "invalid": "The edited arguments do not fit {tool}: {detail}. Fix them, or approve or "
+        "deny the call as it is.",
+        # The call's Observation, in the conversation's language as tools write theirs.
+        "denied": "The user denied this call.",
+        "refused": "Calls to {tool} are not allowed here (approval policy: never), so it was "
+        "not made.",
+        "approve": "Approve",
+        "edit": "Approve with edited arguments",
+        "deny": "Deny",
+    },
+    "zh": {
+        "question": "智能体想调用 {tool}，参数为 {arguments}。这个工具会作用于对话之外：请批准、"
+        "修改参数或拒绝。（回复“好”或“不”。）",
+        "bad_json": "修改后的参数不是有效的 JSON（{detail}）；请改正，或按原样批准或拒绝这次调用。",
+        "not_object": '修改后的参数必须是 JSON 对象，例如 {{"city": "Paris"}}；请改正，'
+        "或按原样批准或拒绝这次调用。",
+        "invalid": "修改后的参数不符合 {tool} 的要求：{detail}。请改正，"
+        "或按原样批准或拒绝这次调用。",
+        "denied": "用户拒绝了这次调用。",
+        "refused": "这里不允许调用 {tool}（批准策略：never），所以没有调用。",
+        "approve": "批准",
+        "edit": "按修改后的参数批准",
+        "deny": "拒绝",
+    },
+}
+
+# Replies typed instead of pressing a button, after trailing punctuation is dropped.
+# fmt: off
+_YES = frozenset({
+    "yes", "y", "yeah", "yep", "approve", "approved", "ok", "okay", "sure", "go ahead", "allow",
+    "go", "好", "好的", "可以", "是", "是的", "行", "同意", "批准", "确认", "允许",
+})
+_NO = frozenset({
+    "no", "n", "nope", "deny", "denied", "reject", "don't", "do not", "cancel",
+    "不", "不要", "不行", "不可以", "否", "拒绝", "别", "取消",
+})
+# fmt: on
+_ALWAYS = {"always", "always allow", "总是允许", "始终允许", "一直允许"}
+_TRAILING = re.compile(r"[\s.!。！,，~]+$")
+
+
+def sentence(language: str, key: str, **values: Any) -> str:
+    return _SENTENCES[language_key(language)][key].format(**values)
+
+
+def decision_text(decision: ApprovalDecision, language: str) -> str:
+    """The words a decision made with a button stands as, in the conversation."""
+    return sentence(language, decision.action)
+
+
+def read_reply(text: str) -> ApprovalDecision | None:
+    """A decision typed as the message, or None when the message is something else."""
+    words = _TRAILING.sub("", text.strip().lower())
+    if words in _YES:
+        return ApprovalDecision(action="approve")
+    if words in _NO:
+        return ApprovalDecision(action="deny")
+    if words in _ALWAYS:
+        return ApprovalDecision(action="approve", always=True)
+    return None
+
+
+def check_policy(policy: str) -> str:
+    if policy not in POLICIES:
+        raise ValueError(f"unknown approval policy {policy!r}; use ask, always or never")
+    return policy
+
+
+def gate(turn: TurnState, ready: acting.Ready) -> Terminal | acting.Ready | None:
+    """The call, when it may run now; else the turn's approval question, or None when the
+    policy refused it (the model reads that as the call's Observation)."""
+    tool, session = ready.tool, turn.session
+    policy = turn.agent.approval
+    if not tool.acts_on_world or policy == "always" or tool.name in session.allowed_tools:
+        return ready
+    call_id = ready.call_id or uuid.uuid4().hex[:10]
+    if policy == "never":
+        turn.emit(
+            ApprovalDecisionEvent(
+                call_id=call_id,
+                tool=tool.name,
+                decision="deny",
+                arguments=ready.arguments,
+                by="policy",
+            )
+        )
+        observation = sentence(turn.language, "refused", tool=tool.name)
+        turn.record(ready.replay, observation, ok=False, tool=tool.name, call=ready.call)
+        session.task = None
+        return None
+    step = ready.step
+    session.approval = PendingApproval(
+        call_id=call_id,
+        tool=tool.name,
+        arguments=ready.arguments,
+        thought=step.thought if step else "",
+        thought_data=step.thought_data if step else None,
+        step=ready.step_no,
+        task=ready.task,
+        call=ready.call.model_dump() if ready.call else None,
+    )
+    session.task = None
+    return question(turn, session.approval)
+
+
+def question(turn: TurnState, pending: PendingApproval, problem: str | None = None) -> Terminal:
+    shown = json.dumps(pending.arguments, ensure_ascii=False)
+    return ApprovalEvent(
+        call_id=pending.call_id,
+        tool=pending.tool,
+        arguments=pending.arguments,
+        question=problem or sentence(turn.language, "question", tool=pending.tool, arguments=shown),
+        problem=problem,
+    )
+
+
+def keep_steps(turn: TurnState, final: ApprovalEvent) -> None:
+    """The turn stopped for a new approval: its steps wait with the call, for the turn that
+    resumes it. (A call still waiting after a decision that did not fit keeps its steps.)"""
+    if turn.session.approval is not None and final.problem is None:
+        turn.session.approval.steps = [s.model_dump(mode="json") for s in turn.steps]
+
+
+async def resume(turn: TurnState, decision: ApprovalDecision | None) -> Terminal | None:
+    """The call waiting for approval, decided: run, edited and run, denied, or dropped for a new
+    message. Returns the turn's end (the call still waits; a tool's question), or None to go on
+    with the model."""
+    session = turn.session
+    pending = session.approval
+    if pending is None:
+        return None
+    decision = decision or read_reply(turn.text)
+    tool = turn.agent.tool_by_name.get(pending.tool)
+    if decision is None or tool is None:
+        session.approval = None
+        turn.emit(_decided(pending, "cancel", pending.arguments))
+        return None
+    if decision.action == "deny":
+        session.approval = None
+        turn.emit(_decided(pending, "deny", pending.arguments))
+        _restore(turn, pending)
+        replay = action_text(pending.thought, tool.name, pending.arguments, pending.thought_data)
+        observation = sentence(turn.language, "denied")
+        turn.record(replay, observation, ok=False, tool=tool.name, call=_call(pending))
+        return None
+    arguments = pending.arguments
+    if decision.action == "edit":
+        edited = _edited(decision.arguments, turn.language)
+        if isinstance(edited, str):
+            return question(turn, pending, edited)
+        arguments = edited
+    checked = await turn.check(tool, arguments)
+    if checked.missing or checked.invalid:
+        problems = [f"{name}: missing" for name in checked.missing]
+        problems += [f"{name}: {why}" for name, why in checked.invalid.items()]
+        detail = "; ".join(problems)
+        return question(
+            turn, pending, sentence(turn.language, "invalid", tool=tool.name, detail=detail)
+        )
+    session.approval = None
+    if decision.always and tool.name not in session.allowed_tools:
+        session.allowed_tools.append(tool.name)
+    turn.emit(_decided(pending, decision.action, arguments, decision.always))
+    _restore(turn, pending)
+    call = _call(pending)
+    if call is not None and arguments != pending.arguments:
+        call.arguments = json.dumps(arguments, ensure_ascii=False)
+    replay = action_text(pending.thought, tool.name, arguments, pending.thought_data)
+    key = f"{tool.name}:{json.dumps(arguments, sort_keys=True, default=str)}"
+    ready = acting.Ready(
+        tool, pending.task, checked.args, arguments, replay, key, pending.step, call,
+        call_id=pending.call_id,
+    )  # fmt: skip
+    return await acting.run_ready(turn, ready)
+
+
+def _edited(value: dict[str, Any] | str | None, language: str) -> dict[str, Any] | str:
+    """Edited arguments as a dict, or the sentence saying why they are not one."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError as exc:
+            detail = f"line {exc.lineno}, column {exc.colno}" if hasattr(exc, "lineno") else exc
+            return sentence(language, "bad_json", detail=detail)
+    if not isinstance(value, dict):
+        return sentence(language, "not_object")
+    return value
+
+
+def _decided(
+    pending: PendingApproval, decision: Any, arguments: dict[str, Any], always: bool = False
+) -> ApprovalDecisionEvent:
+    return ApprovalDecisionEvent(
+        call_id=pending.call_id,
+        tool=pending.tool,
+        decision=decision,
+        arguments=arguments,
+        always=always,
+    )
+
+
+def _restore(turn: TurnState, pending: PendingApproval) -> None:
+    """The stopped turn's steps come back ahead of this turn's, its native replies renumbered
+    so they never group with this turn's."""
+    steps = [StepRecord.model_validate(s) for s in pending.steps]
+    for record in steps:
+        if record.call is not None:
+            record.call.reply -= _REPLY_SHIFT
+    turn.steps[:0] = steps
+
+
+def _call(pending: PendingApproval) -> NativeCall | None:
+    if pending.call is None:
+        return None
+    call = NativeCall.model_validate(pending.call)
+    call.reply -= _REPLY_SHIFT
+    return call
