@@ -153,10 +153,10 @@ class ScenarioTab:
 
     def open_file(self, file: Any, files: ViewerFiles | None, state: Any) -> tuple:
         """A downloaded conversation, read-only. A file that is not one: a sentence, and what
-        the viewer showed stays."""
+        the viewer showed stays. The file input empties, ready for the next file."""
         language = self.language(state)
         if not file:
-            return "", gr.skip(), gr.skip(), gr.skip(), files
+            return "", gr.skip(), gr.skip(), gr.skip(), files, gr.skip()
         files = files or ViewerFiles()
         folder = files.fresh()
         try:
@@ -164,7 +164,8 @@ class ScenarioTab:
         except UnreadableFile as exc:
             log.info("a conversation file could not be opened: %s", exc)
             shutil.rmtree(folder, ignore_errors=True)
-            return t(f"viewer_{exc.reason}", language), gr.skip(), gr.skip(), gr.skip(), files
+            sentence = t(f"viewer_{exc.reason}", language)
+            return sentence, gr.skip(), gr.skip(), gr.skip(), files, None
         chat, trace = viewer_values(conversation.turns, language)
         files.shown(folder)
         title = t("viewer_file", language).format(name=Path(_path(file)).name)
@@ -172,7 +173,7 @@ class ScenarioTab:
         if conversation.missing_images:
             missing = ", ".join(conversation.missing_images)
             note = t("viewer_missing_images", language).format(ids=missing)
-        return note, f"**{title}**", chat, trace, files
+        return note, f"**{title}**", chat, trace, files, None
 
 
 def _path(file: Any) -> str:
@@ -215,6 +216,7 @@ def add_scenarios_tab(page: Any, state: Any, i18n: Any) -> None:
         visible=False,
         elem_id="scenario-results",
         show_label=False,
+        column_widths=["26%", "8%", "46%", "10%", "10%"],
     )
     with gr.Row():
         json_btn = gr.DownloadButton(
@@ -239,6 +241,7 @@ def add_scenarios_tab(page: Any, state: Any, i18n: Any) -> None:
             elem_id="viewer-chat",
             height=480,
             layout="bubble",
+            buttons=["copy", "copy_all"],
             feedback_options=None,
             placeholder=i18n("viewer_placeholder"),
         )
@@ -263,6 +266,6 @@ def add_scenarios_tab(page: Any, state: Any, i18n: Any) -> None:
     conversation_file.upload(
         tab.open_file,
         [conversation_file, files, state],
-        [viewer_message, title, chat, trace, files],
+        [viewer_message, title, chat, trace, files, conversation_file],
         **quiet,
     )
