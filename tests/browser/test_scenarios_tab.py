@@ -40,11 +40,15 @@ turns:
 """
 
 
+# The model of every scenario and turn; a test may slow it down, and it comes back after.
+MODEL = {"factory": OfflineModel}
+
+
 @pytest.fixture(scope="module")
 def url():
     if not Path(CHROMIUM).exists():
         pytest.skip("Chromium is not installed")
-    demo = app.build_demo(model_factory=lambda prefs: OfflineModel())
+    demo = app.build_demo(model_factory=lambda prefs: MODEL["factory"]())
     try:
         yield serve(demo, **app.launch_options())
     finally:
@@ -86,6 +90,13 @@ def zh_page(browser, url):
     page = open_tab(browser, url, "zh-CN")
     yield page
     page.context.close()
+
+
+@pytest.fixture
+def slow():
+    MODEL["factory"] = lambda: OfflineModel(delay=0.1, chunk_size=2)
+    yield
+    MODEL["factory"] = OfflineModel
 
 
 def choose(page, *suites: str) -> None:
@@ -226,3 +237,22 @@ def test_the_tab_in_chinese(zh_page, tmp_path):
     expect(page.locator("#viewer-title")).to_contain_text("文件：conversation.zip")
     expect(page.locator("#viewer-chat .user-row")).to_contain_text("Zoom into the top left")
     expect(page.locator("#viewer-trace")).to_contain_text("工具：zoom")
+
+
+def test_a_run_blocks_nobody_and_stop_cancels_it(page, browser, url, slow):
+    choose(page, "control.yaml", "dialogue.yaml")
+    page.click("#scenario-run")
+    expect(page.locator("#scenario-scores")).to_contain_text(re.compile(r"\d+/\d+"))
+    # Another person's chat turn runs to its end while the suites run.
+    other = browser.new_context(locale="en-US").new_page()
+    try:
+        other.goto(url)
+        other.fill("#input textarea", "what is 2+2")
+        other.press("#input textarea", "Enter")
+        expect(other.locator("#run-status")).to_contain_text("model call", timeout=60_000)
+    finally:
+        other.context.close()
+    expect(page.locator("#scenario-scores")).not_to_contain_text("Pass rate")
+    page.click("#scenario-stop")
+    expect(page.locator("#scenario-message")).to_contain_text("Stopped")
+    expect(page.locator("#scenario-results")).to_be_hidden()
