@@ -153,7 +153,8 @@ async def test_a_rows_conversation_shows_as_the_chat_shows_it(tmp_path):
     tab = ScenarioTab(page)
     *_, batch, _, _ = await tab.run(["images.yaml"], [], None, lambda *a, **k: None)
     index = next(i for i, r in enumerate(batch.results) if any(t.images for t in r.turns))
-    title, chat, trace, files = tab.show_row(batch, None, None, SimpleNamespace(index=[index, 0]))
+    clicked = SimpleNamespace(index=[index, 0], row_value=None)
+    title, chat, trace, files = tab.show_row(batch, None, None, clicked)
     try:
         assert batch.results[index].scenario in title
         assert chat[0]["role"] == "user" and isinstance(chat[0]["content"][-1], dict)
@@ -189,3 +190,15 @@ def test_turns_of_a_run_without_images_folder_show_no_images(tmp_path):
     assert turn.images == [] and turn.text == "hi"
     chat, _ = viewer_values([turn], "en")
     assert chat[0] == {"role": "user", "content": ["hi"]}
+
+
+async def test_a_row_of_a_sorted_table_opens_its_own_run():
+    page = PageHandlers(lambda prefs: OfflineModel(), Settings())
+    tab = ScenarioTab(page)
+    *_, batch, _, _ = await tab.run(["control.yaml"], [], None, lambda *a, **k: None)
+    last = batch.results[-1]
+    # Sorted in the browser, the last run's row is first on screen.
+    clicked = SimpleNamespace(index=[0, 0], row_value=[last.test_name, "pass", "", 0.0, 0])
+    title, chat, _, files = tab.show_row(batch, None, None, clicked)
+    assert last.scenario in title and chat[0]["content"][0] == last.turns[0].user
+    files.close()

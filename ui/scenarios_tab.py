@@ -21,7 +21,7 @@ from agent.config import ModelNotConfigured
 
 from .conversation_view import UnreadableFile, load_conversation, scenario_turns, viewer_values
 from .labels import t
-from .page_state import sessions_root
+from .page_state import sessions_root, traces_root
 from .scenario_runs import (
     Batch,
     agent_prefs,
@@ -48,6 +48,8 @@ class ViewerFiles:
         self.current: Path | None = None
 
     def fresh(self) -> Path:
+        # The idle sweep removes what no conversation owns once nobody used it for a while.
+        self.root.mkdir(parents=True, exist_ok=True)
         return Path(tempfile.mkdtemp(prefix="view-", dir=self.root))
 
     def shown(self, folder: Path) -> None:
@@ -66,6 +68,11 @@ class ScenarioTab:
     def __init__(self, page: Any) -> None:
         self.page = page
 
+    def touch(self, state: Any) -> None:
+        """The conversation is in use (for the idle sweep), without telling anything."""
+        if state is not None:
+            self.page.use(state, tell=False)
+
     def language(self, state: Any) -> str:
         return (state.prefs if state else self.page.prefs0).language
 
@@ -78,6 +85,7 @@ class ScenarioTab:
     ) -> tuple:
         prefs = state.prefs if state else self.page.prefs0
         language = prefs.language
+        self.touch(state)
         batch = collect(suites or [], [_path(u) for u in uploads or []], language)
         sentences = [invalid_sentence(error, language) for error in batch.invalid]
         if not batch.scenarios and not batch.invalid:
@@ -103,7 +111,8 @@ class ScenarioTab:
                 # The service's turn limits count what a run sends to a hosted model.
                 for _ in range(sum(len(s.turns) for s in batch.scenarios)):
                     self.page.access.count_turn(state)
-        folder = state.folder if state is not None else Path(tempfile.mkdtemp())
+        self.touch(state)
+        folder = state.folder if state is not None else Path(tempfile.mkdtemp(dir=traces_root()))
         json_file, junit_file = write_downloads(batch, folder)
         if batch.results:
             sentences.append(t("scenario_click_row", language))
@@ -138,8 +147,8 @@ class ScenarioTab:
         self, batch: Batch | None, files: ViewerFiles | None, state: Any, evt: gr.SelectData
     ) -> tuple:
         """The clicked row's conversation and trace, as the chat tab shows a conversation."""
-        index = evt.index[0] if isinstance(evt.index, list | tuple) else evt.index
-        if batch is None or not isinstance(index, int) or not 0 <= index < len(batch.results):
+        index = _clicked_run(batch, evt)
+        if batch is None or index is None:
             return gr.skip(), gr.skip(), gr.skip(), files
         result = batch.results[index]
         files = files or ViewerFiles()
@@ -174,6 +183,20 @@ class ScenarioTab:
             missing = ", ".join(conversation.missing_images)
             note = t("viewer_missing_images", language).format(ids=missing)
         return note, f"**{title}**", chat, trace, files, None
+
+
+def _clicked_run(batch: Batch | None, evt: Any) -> int | None:
+    """The run of the clicked row. The browser may have sorted the table, so the row's own
+    scenario name decides; its position only tells apart runs of the same name."""
+    if batch is None:
+        return None
+    index = evt.index[0] if isinstance(evt.index, list | tuple) else evt.index
+    row = getattr(evt, "row_value", None)
+    names = [result.test_name for result in batch.results]
+    if isinstance(row, list | tuple) and row and row[0] in names:
+        same = [i for i, name in enumerate(names) if name == row[0]]
+        return index if index in same else same[0]
+    return index if isinstance(index, int) and 0 <= index < len(names) else None
 
 
 def _path(file: Any) -> str:
