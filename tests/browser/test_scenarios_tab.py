@@ -256,3 +256,26 @@ def test_a_run_blocks_nobody_and_stop_cancels_it(page, browser, url, slow):
     page.click("#scenario-stop")
     expect(page.locator("#scenario-message")).to_contain_text("Stopped")
     expect(page.locator("#scenario-results")).to_be_hidden()
+
+
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+def test_axe_finds_no_serious_problem_in_the_tab(browser, url, locale, tmp_path):
+    pytest.importorskip("axe_playwright_python")
+    from tests.browser.test_page import serious_violations
+
+    page = open_tab(browser, url, locale)
+    try:
+        page.wait_for_timeout(500)
+        assert serious_violations(page) == [], "before a run"
+        choose(page, "control.yaml")
+        run(page)
+        rows(page).nth(1).locator("[role=gridcell]").first.click()
+        expect(page.locator("#viewer-trace")).to_contain_text(re.compile("Turn 1|第 1 轮"))
+        page.wait_for_timeout(500)
+        assert serious_violations(page) == [], "after a run"
+        # The viewer's panels have no trash icon that would only hide what they show.
+        for panel in ("#viewer-chat", "#viewer-trace"):
+            trash = page.locator(panel).get_by_role("button", name=re.compile("^(Clear|清空对话)$"))
+            expect(trash).to_have_count(0)
+    finally:
+        page.context.close()
