@@ -186,5 +186,6 @@ async def test_an_older_single_turn_trace_opens_as_one_turn(downloaded, tmp_path
     (turn,) = conversation.turns
     assert turn.events[0].type == "run_started" and turn.events[-1].type == "answer"
     chat, trace_messages = viewer_values(conversation.turns, "en")
+    assert [m["role"] for m in chat] == ["assistant"]  # the trace holds no words of the person
     assert chat[-1]["content"] == state.turns[0].view.answer
     assert any(m["metadata"]["title"] == "Tool: zoom" for m in trace_messages)

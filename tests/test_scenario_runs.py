@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from types import SimpleNamespace
 
+import gradio as gr
 import pytest
 
 from agent.config import Settings
@@ -202,3 +203,29 @@ async def test_a_row_of_a_sorted_table_opens_its_own_run():
     title, chat, _, files = tab.show_row(batch, None, None, clicked)
     assert last.scenario in title and chat[0]["content"][0] == last.turns[0].user
     files.close()
+
+
+CALC = 'Thought: arithmetic.\nAction: calculator\nAction Input: {"expression": "3 + 4"}'
+SEVEN = "Thought: done.\nAnswer: 3 + 4 = 7"
+
+
+async def test_a_run_uses_the_model_the_sessions_settings_name(tmp_path, monkeypatch):
+    from tests.support.openai_server import OpenAIServer
+
+    monkeypatch.delenv("SPACE_ID", raising=False)
+    with OpenAIServer(replies=[CALC, SEVEN]) as server:
+        env = Settings(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="sk-server")
+        page = PageHandlers(env=env)
+        state = page.new_state()
+        state.prefs.model = "not-offered"
+        tab = ScenarioTab(page)
+        upload = [written(tmp_path, "ok.yaml", PASSING)]
+        message, *rest = await tab.run([], upload, state, lambda *a, **k: None)
+        # The chat's own refusal, and nothing ran.
+        assert "not-offered" in message and rest == [gr.skip()] * 5
+        assert server.requests == []
+        state.prefs.model = env.default_choice().model
+        message, _, table, *_ = await tab.run([], upload, state, lambda *a, **k: None)
+        assert table.value["data"][0][:2] == ["adds", "pass"], message
+        assert [r["model"] for r in server.requests] == [state.prefs.model] * 2
+        state.close()

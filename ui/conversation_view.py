@@ -50,6 +50,8 @@ class ViewedTurn:
     events: list[Any]
     images: list[str] = field(default_factory=list)  # paths of the person's images, on disk
     status: str = ""
+    # False when the file does not hold what the person said (an older trace).
+    said: bool = True
 
 
 @dataclass
@@ -82,7 +84,7 @@ def _from_trace(data: bytes) -> Conversation:
         raise UnreadableFile("not_conversation", str(exc)[:200]) from None
     if not isinstance(events, list) or not events:
         raise UnreadableFile("not_conversation", "no events")
-    return Conversation([ViewedTurn(text="", events=events)])
+    return Conversation([ViewedTurn(text="", events=events, said=False)])
 
 
 def _from_zip(path: Path, folder: Path) -> Conversation:
@@ -214,4 +216,7 @@ def viewer_values(turns: list[ViewedTurn], language: str) -> tuple[list, list]:
         refs = [SimpleNamespace(path=p) for p in turn.images if Path(p).is_file()]
         records.append(SimpleNamespace(text=turn.text, refs=refs, view=view))
     shown = SimpleNamespace(turns=records, prefs=SimpleNamespace(language=language))
-    return chat_messages(shown), trace_messages(shown)
+    # An older trace does not hold the person's words: no empty bubble stands for them.
+    said = iter([turn.said for turn in turns])
+    chat = [m for m in chat_messages(shown) if m["role"] != "user" or next(said)]
+    return chat, trace_messages(shown)
