@@ -12,6 +12,7 @@ import asyncio
 import logging
 import shutil
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -83,7 +84,8 @@ class ScenarioTab:
         state: Any,
         progress: gr.Progress = gr.Progress(),  # noqa: B008 (how Gradio asks for a progress bar)
     ) -> tuple:
-        prefs = state.prefs if state else self.page.prefs0
+        # The settings as they are now: a change made while it runs is for the next run.
+        prefs = replace(state.prefs if state else self.page.prefs0)
         language = prefs.language
         self.touch(state)
         batch = collect(suites or [], [_path(u) for u in uploads or []], language)
@@ -98,7 +100,7 @@ class ScenarioTab:
 
             def step(index: int, scenario: Any) -> None:
                 desc = t("scenario_running", language).format(name=scenario.name)
-                progress((index, total), desc=desc, unit="scenario")
+                progress((index, total), desc=desc, unit=t("scenario_unit", language))
 
             progress((0, total), desc=t("scenario_starting", language))
             await run_batch(
@@ -281,6 +283,7 @@ def add_scenarios_tab(page: Any, state: Any, i18n: Any) -> None:
         tab.run,
         [suites, uploads, state],
         [message, scores, table, batch, json_btn, junit_btn],
+        show_progress_on=[message],
         **quiet,
     )
     stop_btn.click(tab.stopped, [state], [message], cancels=[running], queue=False, **quiet)

@@ -119,7 +119,7 @@ def upload(page, tmp_path, **files: str) -> None:
 
 def run(page) -> None:
     page.click("#scenario-run")
-    # While it runs, the progress bar's own "3/10" is inside the outputs: wait for the scores.
+    # While it runs, the progress bar shows "3/10" on the page: wait for the scores.
     scores = re.compile(r"(Pass rate|通过率) \d+/\d+")
     expect(page.locator("#scenario-scores")).to_contain_text(scores, timeout=120_000)
 
@@ -242,7 +242,9 @@ def test_the_tab_in_chinese(zh_page, tmp_path):
 def test_a_run_blocks_nobody_and_stop_cancels_it(page, browser, url, slow):
     choose(page, "control.yaml", "dialogue.yaml")
     page.click("#scenario-run")
-    expect(page.locator("#scenario-scores")).to_contain_text(re.compile(r"\d+/\d+"))
+    # The progress bar, over the message line: which scenario runs, and how many are done.
+    expect(page.locator("#scenario-message")).to_contain_text("Running: ")
+    expect(page.locator("#scenario-message")).to_contain_text(re.compile(r"\d+/18 scenarios"))
     # Another person's chat turn runs to its end while the suites run.
     other = browser.new_context(locale="en-US").new_page()
     try:
