@@ -189,3 +189,15 @@ async def test_an_older_single_turn_trace_opens_as_one_turn(downloaded, tmp_path
     assert [m["role"] for m in chat] == ["assistant"]  # the trace holds no words of the person
     assert chat[-1]["content"] == state.turns[0].view.answer
     assert any(m["metadata"]["title"] == "Tool: zoom" for m in trace_messages)
+
+
+async def test_images_past_the_size_limit_are_left_out(downloaded, tmp_path, monkeypatch):
+    import ui.conversation_view as view
+
+    zip_path, _ = downloaded
+    with zipfile.ZipFile(zip_path) as archive:
+        first = archive.getinfo(json.loads(archive.read("conversation.json"))["images"][0]["file"])
+    # Room for the first image and not for the second.
+    monkeypatch.setattr(view, "MAX_IMAGES_BYTES", first.file_size + 1)
+    conversation = load_conversation(zip_path, tmp_path / "shown")
+    assert conversation.missing_images == ["img_2"] and len(conversation.turns) == 3

@@ -31,6 +31,7 @@ from .trace_view import TurnView, render
 # What one opened file may unpack to: a conversation's JSON, and each of its images.
 MAX_JSON_BYTES = 50 * 1024 * 1024
 MAX_IMAGE_BYTES = 40 * 1024 * 1024
+MAX_IMAGES_BYTES = 200 * 1024 * 1024  # all of them together
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp"}
 
 
@@ -145,6 +146,7 @@ def _unpack_images(
     paths: dict[str, str] = {}
     missing: list[str] = []
     names = set(archive.namelist())
+    room = MAX_IMAGES_BYTES
     for entry in entries:
         if not isinstance(entry, dict) or not entry.get("id"):
             continue
@@ -155,9 +157,10 @@ def _unpack_images(
             missing.append(image_id)
             continue
         info = archive.getinfo(inside)
-        if info.file_size > MAX_IMAGE_BYTES:
+        if info.file_size > min(MAX_IMAGE_BYTES, room):
             missing.append(image_id)
             continue
+        room -= info.file_size
         data = archive.read(info)
         if not _is_image(data):
             missing.append(image_id)
