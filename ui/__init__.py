@@ -4,5 +4,7 @@
 browser session owns; `handlers` are what the page's inputs and buttons call; `examples` are
 the requests offered under the input. `access` decides what a visitor may ask of the server's
 key and network, and how often; `sweeper` removes what idle conversations leave behind;
-`server` is the page's `gr.Blocks`, which runs the sweep while it serves.
+`server` is the page's `gr.Blocks`, which runs the sweep while it serves. `scenarios_tab` is
+the Scenarios tab: `scenario_runs` runs scenario files for it with the session's settings, and
+`conversation_view` shows a run or a downloaded conversation file read-only.
 """

@@ -1,27 +1,299 @@
-"""The Scenarios tab: the shipped scenario suites, run against the page's current settings."""
+"""The Scenarios tab: run shipped or uploaded scenario files against the page's current
+settings, read the results, and look at any run's conversation; and open a downloaded
+conversation file to read it, without a model.
+
+What runs and what the table shows is `ui.scenario_runs`; reading a conversation file and
+showing it is `ui.conversation_view`. This module lays the tab out and wires it.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import shutil
+import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import gradio as gr
 
-SUITES_DIR = Path(__file__).resolve().parent.parent / "scenarios"
+from agent.config import ModelNotConfigured
+
+from .conversation_view import UnreadableFile, load_conversation, scenario_turns, viewer_values
+from .labels import t
+from .page_state import sessions_root, traces_root
+from .scenario_runs import (
+    Batch,
+    agent_prefs,
+    collect,
+    invalid_sentence,
+    run_batch,
+    score_text,
+    shipped_suites,
+    table_value,
+    write_downloads,
+)
+
+log = logging.getLogger(__name__)
+
+__all__ = ["ViewerFiles", "add_scenarios_tab", "shipped_suites"]
 
 
-def shipped_suites() -> list[Path]:
-    """The scenario files that ship with the app, by name."""
-    return sorted(p for p in SUITES_DIR.glob("*.y*ml") if p.is_file())
+class ViewerFiles:
+    """The files one session's viewer shows (images of an opened conversation or a scenario),
+    under the folder the page serves; each new view replaces the one before."""
+
+    def __init__(self) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="viewer-", dir=sessions_root()))
+        self.current: Path | None = None
+
+    def fresh(self) -> Path:
+        # The idle sweep removes what no conversation owns once nobody used it for a while.
+        self.root.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix="view-", dir=self.root))
+
+    def shown(self, folder: Path) -> None:
+        """`folder` is on screen now; the one that was goes."""
+        if self.current is not None and self.current != folder:
+            shutil.rmtree(self.current, ignore_errors=True)
+        self.current = folder
+
+    def close(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+class ScenarioTab:
+    """The tab's handlers, for one page; each takes the session's `PageState`."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+
+    def touch(self, state: Any) -> None:
+        """The conversation is in use (for the idle sweep), without telling anything."""
+        if state is not None:
+            self.page.use(state, tell=False)
+
+    def language(self, state: Any) -> str:
+        return (state.prefs if state else self.page.prefs0).language
+
+    async def run(
+        self,
+        suites: list[str] | None,
+        uploads: list[str] | None,
+        state: Any,
+        progress: gr.Progress = gr.Progress(),  # noqa: B008 (how Gradio asks for a progress bar)
+    ) -> tuple:
+        # The settings as they are now: a change made while it runs is for the next run.
+        prefs = replace(state.prefs if state else self.page.prefs0)
+        language = prefs.language
+        self.touch(state)
+        batch = collect(suites or [], [_path(u) for u in uploads or []], language)
+        sentences = [invalid_sentence(error, language) for error in batch.invalid]
+        if not batch.scenarios and not batch.invalid:
+            return (t("scenario_nothing", language), *[gr.skip()] * 5)
+        if batch.scenarios:
+            problem = await self._model_problem(state, prefs)
+            if problem:
+                return (" ".join([problem, *sentences]), *[gr.skip()] * 5)
+            total = len(batch.scenarios)
+
+            def step(index: int, scenario: Any) -> None:
+                desc = t("scenario_running", language).format(name=scenario.name)
+                progress((index, total), desc=desc, unit=t("scenario_unit", language))
+
+            progress((0, total), desc=t("scenario_starting", language))
+            await run_batch(
+                batch,
+                lambda: self.page.make_model(prefs),
+                lambda scenario, model: self.page.agent_for(
+                    agent_prefs(prefs, scenario), model, scenario.approval
+                ),
+                step,
+            )
+            if state is not None and prefs.source != "offline":
+                # The service's turn limits count what a run sends to a hosted model.
+                for _ in range(sum(len(s.turns) for s in batch.scenarios)):
+                    self.page.access.count_turn(state)
+        self.touch(state)
+        folder = state.folder if state is not None else Path(tempfile.mkdtemp(dir=traces_root()))
+        json_file, junit_file = write_downloads(batch, folder)
+        if batch.results:
+            sentences.append(t("scenario_click_row", language))
+        return (
+            " ".join(sentences),
+            score_text(batch.scores(), language) if batch.results else "",
+            gr.Dataframe(value=table_value(batch.results, language), visible=bool(batch.results)),
+            batch,
+            gr.DownloadButton(value=json_file, interactive=True),
+            gr.DownloadButton(value=junit_file, interactive=True),
+        )
+
+    async def _model_problem(self, state: Any, prefs: Any) -> str | None:
+        """Why the session's settings cannot run scenarios now, or None: the same checks a
+        chat turn makes."""
+        access = self.page.access
+        problem = await asyncio.to_thread(access.model_problem, prefs)
+        if not problem and prefs.source != "offline":
+            problem = access.turn_problem(state)
+        if problem:
+            return problem
+        try:
+            self.page.make_model(prefs)
+        except ModelNotConfigured as exc:
+            return str(exc)
+        return None
+
+    def stopped(self, state: Any) -> str:
+        return t("scenario_stopped", self.language(state))
+
+    def show_row(
+        self, batch: Batch | None, files: ViewerFiles | None, state: Any, evt: gr.SelectData
+    ) -> tuple:
+        """The clicked row's conversation and trace, as the chat tab shows a conversation."""
+        index = _clicked_run(batch, evt)
+        if batch is None or index is None:
+            return gr.skip(), gr.skip(), gr.skip(), files
+        result = batch.results[index]
+        files = files or ViewerFiles()
+        folder = files.fresh()
+        turns = scenario_turns(result, batch.image_dirs.get(result.file), folder)
+        language = self.language(state)
+        chat, trace = viewer_values(turns, language)
+        files.shown(folder)
+        title = t("viewer_scenario", language).format(name=result.test_name)
+        return f"**{title}**", chat, trace, files
+
+    def open_file(self, file: Any, files: ViewerFiles | None, state: Any) -> tuple:
+        """A downloaded conversation, read-only. A file that is not one: a sentence, and what
+        the viewer showed stays. The file input empties, ready for the next file."""
+        language = self.language(state)
+        if not file:
+            return "", gr.skip(), gr.skip(), gr.skip(), files, gr.skip()
+        files = files or ViewerFiles()
+        folder = files.fresh()
+        try:
+            conversation = load_conversation(_path(file), folder)
+        except UnreadableFile as exc:
+            log.info("a conversation file could not be opened: %s", exc)
+            shutil.rmtree(folder, ignore_errors=True)
+            sentence = t(f"viewer_{exc.reason}", language)
+            return sentence, gr.skip(), gr.skip(), gr.skip(), files, None
+        chat, trace = viewer_values(conversation.turns, language)
+        files.shown(folder)
+        title = t("viewer_file", language).format(name=Path(_path(file)).name)
+        note = ""
+        if conversation.missing_images:
+            missing = ", ".join(conversation.missing_images)
+            note = t("viewer_missing_images", language).format(ids=missing)
+        return note, f"**{title}**", chat, trace, files, None
+
+
+def _clicked_run(batch: Batch | None, evt: Any) -> int | None:
+    """The run of the clicked row. The browser may have sorted the table, so the row's own
+    scenario name decides; its position only tells apart runs of the same name."""
+    if batch is None:
+        return None
+    index = evt.index[0] if isinstance(evt.index, list | tuple) else evt.index
+    row = getattr(evt, "row_value", None)
+    names = [result.test_name for result in batch.results]
+    if isinstance(row, list | tuple) and row and row[0] in names:
+        same = [i for i, name in enumerate(names) if name == row[0]]
+        return index if index in same else same[0]
+    return index if isinstance(index, int) and 0 <= index < len(names) else None
+
+
+def _path(file: Any) -> str:
+    """An upload's path on the server, however Gradio hands it over."""
+    if isinstance(file, dict):
+        return str(file.get("path") or file.get("name") or "")
+    return str(getattr(file, "path", None) or getattr(file, "name", None) or file)
 
 
 def add_scenarios_tab(page: Any, state: Any, i18n: Any) -> None:
     """The tab's contents, inside the `gr.Tab` the page opened for it."""
+    tab = ScenarioTab(page)
+    quiet = {"api_visibility": "private"}
+    batch = gr.State(None)
+    files = gr.State(None, delete_callback=lambda f: f.close() if f else None)
     gr.Markdown(i18n("scenarios_intro"), elem_id="scenarios-intro")
-    gr.Dropdown(
-        [p.name for p in shipped_suites()],
-        value=None,
-        multiselect=True,
-        label="Suites",
-        elem_id="scenario-suites",
+    with gr.Row(equal_height=False):
+        suites = gr.Dropdown(
+            [p.name for p in shipped_suites()],
+            value=None,
+            multiselect=True,
+            label=i18n("scenario_suites"),
+            elem_id="scenario-suites",
+        )
+        uploads = gr.File(
+            label=i18n("scenario_upload"),
+            file_count="multiple",
+            file_types=[".yaml", ".yml", ".json"],
+            elem_id="scenario-files",
+            height=120,
+        )
+    with gr.Row():
+        run_btn = gr.Button(i18n("scenario_run"), variant="primary", elem_id="scenario-run")
+        stop_btn = gr.Button(i18n("stop"), variant="stop", elem_id="scenario-stop")
+    message = gr.Markdown(elem_id="scenario-message")
+    scores = gr.Markdown(elem_id="scenario-scores")
+    table = gr.Dataframe(
+        interactive=False,
+        wrap=True,
+        visible=False,
+        elem_id="scenario-results",
+        show_label=False,
+        column_widths=["26%", "8%", "46%", "10%", "10%"],
+    )
+    with gr.Row():
+        json_btn = gr.DownloadButton(
+            i18n("scenario_download_json"), interactive=False, size="sm", elem_id="scenario-json"
+        )
+        junit_btn = gr.DownloadButton(
+            i18n("scenario_download_junit"), interactive=False, size="sm", elem_id="scenario-junit"
+        )
+    with gr.Accordion(i18n("viewer_open"), open=True, elem_id="conversation-open"):
+        gr.Markdown(i18n("viewer_intro"))
+        conversation_file = gr.File(
+            label=i18n("viewer_file_label"),
+            file_types=[".zip", ".json"],
+            elem_id="conversation-file",
+            height=120,
+        )
+        viewer_message = gr.Markdown(elem_id="viewer-message")
+    title = gr.Markdown(elem_id="viewer-title")
+    with gr.Row(equal_height=False):
+        chat = gr.Chatbot(
+            label=i18n("viewer_chat"),
+            elem_id="viewer-chat",
+            height=480,
+            layout="bubble",
+            buttons=["copy", "copy_all"],
+            feedback_options=None,
+            placeholder=i18n("viewer_placeholder"),
+        )
+        trace = gr.Chatbot(
+            label=i18n("trace_label"),
+            elem_id="viewer-trace",
+            height=480,
+            feedback_options=None,
+            buttons=["copy_all"],
+            group_consecutive_messages=False,
+        )
+
+    running = run_btn.click(
+        tab.run,
+        [suites, uploads, state],
+        [message, scores, table, batch, json_btn, junit_btn],
+        show_progress_on=[message],
+        **quiet,
+    )
+    stop_btn.click(tab.stopped, [state], [message], cancels=[running], queue=False, **quiet)
+    shown = [title, chat, trace, files]
+    table.select(tab.show_row, [batch, files, state], shown, show_progress="hidden", **quiet)
+    conversation_file.upload(
+        tab.open_file,
+        [conversation_file, files, state],
+        [viewer_message, title, chat, trace, files, conversation_file],
+        **quiet,
     )

@@ -45,13 +45,26 @@ async def run_all(
 
 
 async def run_scenario(
-    scenario: Scenario, model: Any, run: int = 1, tools: Sequence[Any] | None = None
+    scenario: Scenario,
+    model: Any,
+    run: int = 1,
+    tools: Sequence[Any] | None = None,
+    make_agent: Callable[[Scenario, Any], Agent] | None = None,
 ) -> RunResult:
     """All turns of `scenario` in one session. Every turn runs even after one fails, so the
-    scores see each turn's decision."""
-    agent = Agent(
-        model, tools, language=scenario.language, style=scenario.style, approval=scenario.approval
-    )
+    scores see each turn's decision. `make_agent(scenario, model)` builds the agent when the
+    caller has settings of its own (the page's); by default the scenario's language and style
+    are all it takes."""
+    if make_agent is not None:
+        agent = make_agent(scenario, model)
+    else:
+        agent = Agent(
+            model,
+            tools,
+            language=scenario.language,
+            style=scenario.style,
+            approval=scenario.approval,
+        )
     session = Session()
     started = time.monotonic()
     turns = []

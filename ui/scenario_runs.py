@@ -1,0 +1,184 @@
+"""Scenario runs from the page: which files to run, running them with the session's settings,
+and what the tab shows of the results. No gradio here; `ui.scenarios_tab` wires it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from agent.scenarios import FileError, InvalidFile, RunResult, Scenario, load_file, score
+from agent.scenarios.junit import write_junit
+from agent.scenarios.report import results_json, write_json
+from agent.scenarios.run import run_scenario
+from agent.scenarios.score import Scores
+
+from .labels import t
+
+SUITES_DIR = Path(__file__).resolve().parent.parent / "scenarios"
+SUFFIXES = (".yaml", ".yml", ".json")
+_MISSING_IMAGE = re.compile(r": turn \d+: image .* not found")
+
+
+def shipped_suites() -> list[Path]:
+    """The scenario files that ship with the app, by name."""
+    return sorted(p for p in SUITES_DIR.glob("*.y*ml") if p.is_file())
+
+
+@dataclass
+class Batch:
+    """One press of Run: the scenarios it ran, the files it could not use, the results."""
+
+    scenarios: list[Scenario] = field(default_factory=list)
+    invalid: list[FileError] = field(default_factory=list)
+    results: list[RunResult] = field(default_factory=list)
+    # The name each file goes by on the page and in the downloads, by the path it was read from
+    # (an upload's path on the server is nobody's business).
+    names: dict[str, str] = field(default_factory=dict)
+    # Where each file's images are, by the path it was read from; uploads have none.
+    image_dirs: dict[str, Path] = field(default_factory=dict)
+
+    def shown_results(self) -> list[RunResult]:
+        """The results as the downloads name their files."""
+        return [r.model_copy(update={"file": self.names.get(r.file, r.file)}) for r in self.results]
+
+    def scores(self) -> Scores:
+        return score(self.results)
+
+
+def collect(suites: Sequence[str], uploads: Sequence[str], language: str) -> Batch:
+    """The scenarios of the shipped suites named and of the uploaded files; a file that cannot
+    be used is kept in `invalid` with its problems, and the others still run."""
+    batch = Batch()
+    shipped = {p.name: p for p in shipped_suites()}
+    for name in suites or []:
+        path = shipped.get(name)
+        if path is None:
+            problem = f"{name}: {t('scenario_no_suite', language)}"
+            batch.invalid.append(FileError(file=name, problems=[problem]))
+            continue
+        _read(batch, path, f"scenarios/{name}", path.parent, language)
+    for upload in uploads or []:
+        path = Path(upload)
+        if path.suffix.lower() not in SUFFIXES:
+            problem = f"{path.name}: {t('scenario_wrong_type', language)}"
+            batch.invalid.append(FileError(file=path.name, problems=[problem]))
+            continue
+        _read(batch, path, path.name, None, language)
+    return batch
+
+
+def _read(batch: Batch, path: Path, name: str, image_dir: Path | None, language: str) -> None:
+    where = str(path)
+    try:
+        scenarios = load_file(path)
+    except InvalidFile as exc:
+        # The runner names the file by its path: here it goes by the name the person knows,
+        # and the folder it is in on the server is not said.
+        problems = [
+            p.replace(where, name).replace(str(path.parent), ".") for p in exc.error.problems
+        ]
+        if image_dir is None and all(_MISSING_IMAGE.search(p) for p in problems):
+            problems = [f"{name}: {t('scenario_upload_images', language)}"]
+        batch.invalid.append(FileError(file=name, problems=problems))
+        return
+    if image_dir is None and any(turn.images for s in scenarios for turn in s.turns):
+        # An uploaded file arrives alone: the images it names are not on the server, and a
+        # path it names must not reach the server's own files.
+        problem = f"{name}: {t('scenario_upload_images', language)}"
+        batch.invalid.append(FileError(file=name, problems=[problem]))
+        return
+    batch.scenarios.extend(scenarios)
+    batch.names[where] = name
+    if image_dir is not None:
+        batch.image_dirs[where] = image_dir
+
+
+def invalid_sentence(error: FileError, language: str) -> str:
+    """One sentence naming the file and its first problem (and how many more there are); each
+    problem starts with the file's name, and the line where the runner could tell it."""
+    first = error.problems[0] if error.problems else error.file
+    more = len(error.problems) - 1
+    sentence = t("scenario_invalid", language).format(problem=first)
+    return sentence + (t("scenario_more_problems", language).format(n=more) if more else "")
+
+
+async def run_batch(
+    batch: Batch,
+    make_model: Callable[[], Any],
+    make_agent: Callable[[Scenario, Any], Any],
+    step: Callable[[int, Scenario], Awaitable[None] | None] | None = None,
+) -> Batch:
+    """Run the batch's scenarios one after another, each with a fresh model; `step(i,
+    scenario)` is told before each (the page's progress bar)."""
+    for index, scenario in enumerate(batch.scenarios):
+        if step is not None:
+            waiting = step(index, scenario)
+            if waiting is not None:
+                await waiting
+        batch.results.append(await run_scenario(scenario, make_model(), make_agent=make_agent))
+    return batch
+
+
+def agent_prefs(prefs: Any, scenario: Scenario) -> Any:
+    """The session's settings, with the language and prompt style the scenario asks for."""
+    return replace(
+        prefs, language=scenario.language or prefs.language, style=scenario.style or prefs.style
+    )
+
+
+TABLE_COLUMNS = ("col_scenario", "col_result", "col_failure", "col_time", "col_calls")
+
+
+def table_rows(results: Sequence[RunResult], language: str) -> list[list[Any]]:
+    """One row per scenario run: name, pass or fail, the first failed expectation with what
+    was seen, seconds, model calls."""
+    passed, failed = t("scenario_pass", language), t("scenario_fail", language)
+    return [
+        [
+            result.test_name,
+            passed if result.passed else failed,
+            result.failures[0] if result.failures else "",
+            round(result.duration, 2),
+            result.model_calls,
+        ]
+        for result in results
+    ]
+
+
+def table_value(results: Sequence[RunResult], language: str) -> dict[str, Any]:
+    return {
+        "headers": [t(key, language) for key in TABLE_COLUMNS],
+        "data": table_rows(results, language),
+    }
+
+
+def score_text(scores: Scores, language: str) -> str:
+    """The scores as Markdown: pass rate, decision macro-F1, tool, argument and answer
+    accuracy (each over the turns that state it)."""
+    f1 = "—" if scores.decision_f1 is None else f"{scores.decision_f1:.3f}"
+    rows = [
+        ("score_pass_rate", _ratio(scores.runs)),
+        ("score_decision_f1", f1),
+        ("score_tools", _ratio(scores.tool_accuracy)),
+        ("score_args", _ratio(scores.args_accuracy)),
+        ("score_answer", _ratio(scores.answer_accuracy)),
+    ]
+    return " · ".join(f"**{t(key, language)}** {value}" for key, value in rows)
+
+
+def _ratio(ratio: Any) -> str:
+    return "—" if not ratio.total else ratio.text()
+
+
+def write_downloads(batch: Batch, folder: Path) -> tuple[str, str]:
+    """The results as JSON and as JUnit XML, the files the command line writes."""
+    folder.mkdir(parents=True, exist_ok=True)
+    results = batch.shown_results()
+    json_path, junit_path = folder / "scenario-results.json", folder / "scenario-results.xml"
+    write_json(json_path, results_json(results, batch.invalid, score(results)))
+    write_junit(junit_path, results, batch.invalid)
+    return str(json_path), str(junit_path)
