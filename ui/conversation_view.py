@@ -217,7 +217,7 @@ def viewer_values(turns: list[ViewedTurn], language: str) -> tuple[list, list]:
         if not view.done:
             view.stop()  # a turn that never finished stays finished here: nothing runs on
         refs = [SimpleNamespace(path=p) for p in turn.images if Path(p).is_file()]
-        records.append(SimpleNamespace(text=turn.text, refs=refs, view=view))
+        records.append(SimpleNamespace(text=turn.text, refs=refs, view=view, gone=[]))
     shown = SimpleNamespace(turns=records, prefs=SimpleNamespace(language=language))
     # An older trace does not hold the person's words: no empty bubble stands for them.
     said = iter([turn.said for turn in turns])
