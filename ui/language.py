@@ -68,17 +68,31 @@ def on_page_load(
 def aria_script(title: str) -> str:
     """Browser code that, on a Chinese page, gives the tab its Chinese `title` and Gradio's
     English accessible names their Chinese words, including those of parts shown later (the
-    settings, an upload's thumbnail): at most once a frame while the page changes."""
+    settings, an upload's thumbnail): at most once a frame while the page changes. The page is
+    Chinese when the browser is, until Language in Settings says otherwise (the event
+    `page-language`, from `ui.page_words.switch_script`); back in English, the names it gave
+    become English again."""
     words = json.dumps(ARIA_ZH, ensure_ascii=False)
     prefixes = json.dumps(ARIA_PREFIXES_ZH, ensure_ascii=False)
     return f"""() => {{
-  if (!(navigator.language || "").toLowerCase().startsWith("zh")) return;
-  document.title = {json.dumps(title, ensure_ascii=False)};
+  let zh = (navigator.language || "").toLowerCase().startsWith("zh");
   const words = {words};
+  const english = Object.fromEntries(Object.entries(words).map(([en, cn]) => [cn, en]));
   const prefixes = Object.entries({prefixes});
   const said = (name) => {{
+    if (!zh) {{
+      if (english[name]) return english[name];
+      const back = prefixes.find(([en, cn]) => {{
+        const [head, tail] = cn.split("{{}}");
+        const fits = name.length > head.length + tail.length;
+        return fits && name.startsWith(head) && name.endsWith(tail);
+      }});
+      if (!back) return null;
+      const [head, tail] = back[1].split("{{}}");
+      return back[0] + name.slice(head.length, name.length - tail.length);
+    }}
     if (words[name]) return words[name];
-    const found = prefixes.find(([english]) => name.startsWith(english));
+    const found = prefixes.find(([en]) => name.startsWith(en));
     return found ? found[1].replace("{{}}", name.slice(found[0].length)) : null;
   }};
   const relabel = () => {{
@@ -92,5 +106,7 @@ def aria_script(title: str) -> str:
   new MutationObserver(() => {{
     if (!waiting) {{ waiting = true; requestAnimationFrame(relabel); }}
   }}).observe(document.body, {{ subtree: true, childList: true }});
+  window.addEventListener("page-language", (event) => {{ zh = event.detail === "zh"; relabel(); }});
+  if (zh) document.title = {json.dumps(title, ensure_ascii=False)};
   relabel();
 }}"""
