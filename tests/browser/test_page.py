@@ -361,15 +361,24 @@ def test_page_text_stays_english_in_an_english_browser(page):
     sync_api.expect(examples.get_by_text(ZH_EXAMPLES[0], exact=True)).to_be_visible()
 
 
-def test_screenshot_mid_run(page, model, tmp_path):
-    model["factory"] = lambda: OfflineModel(delay=0.05, chunk_size=3)
+def test_screenshot_after_a_run(page, model, tmp_path):
+    """The README's picture: a finished zoom-and-read turn, the zoom's step unfolded in the
+    trace. `UPDATE_SCREENSHOT=1` writes it to assets/screenshot.png, as a small palette PNG."""
+    from PIL import Image
+
     ask(page, "Zoom into the bottom right corner and read the text there", EXAMPLES / "label.png")
-    page.locator("#trace").get_by_text("Tool: read_text").wait_for()
+    wait_turn_done(page, 1)
+    page.locator("#trace").get_by_text("Tool: zoom").click()
+    page.locator("#trace").get_by_text("Arguments").first.wait_for()
+    page.mouse.move(0, 0)
+    page.wait_for_timeout(500)
     update = os.environ.get("UPDATE_SCREENSHOT") == "1"
     target = ROOT / "assets" / "screenshot.png" if update else tmp_path / "screenshot.png"
     page.screenshot(path=str(target))
-    assert target.stat().st_size > 10_000
-    wait_turn_done(page, 1)
+    with Image.open(target) as shot:
+        small = shot.convert("RGB").quantize(colors=256)
+    small.save(target, optimize=True)
+    assert 10_000 < target.stat().st_size < 300_000
 
 
 def test_retry_reruns_the_last_turn_and_clear_empties_the_page(page, model):
