@@ -23,3 +23,15 @@ def wait_done(page, done: str = "model call", timeout: float = 60_000) -> None:
     from playwright.sync_api import expect
 
     expect(page.locator("#run-status")).to_contain_text(done, timeout=timeout)
+
+
+def serious_violations(page) -> list[str]:
+    """axe's serious and critical findings on the page as it is now, one line each."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    found = Axe().run(page).response["violations"]
+    return [
+        f"{v['id']}: {[n['target'] for n in v['nodes']]} {v['nodes'][0]['failureSummary']}"
+        for v in found
+        if v["impact"] in ("serious", "critical")
+    ]
