@@ -198,6 +198,22 @@ async def test_only_unreadable_files_give_one_message(tmp_path):
         updates = await run(page.send({"text": "", "files": [str(fake)]}, state))
     assert len(told) == 1 and "notes.png" in str(told[0].message)
     assert updates[-1][0] == [] and state.turns == []
+    # A Chinese page says it in Chinese.
+    state.prefs.language = "zh"
+    with pytest.warns(UserWarning) as told:
+        await run(page.send({"text": "", "files": [str(fake)]}, state))
+    assert [str(w.message) for w in told] == [
+        "“notes.png”不是本应用能读取的图片（请使用 PNG、JPEG、WebP、GIF、BMP 或 TIFF）。"
+    ]
+
+
+async def test_a_chinese_page_is_told_in_chinese_that_a_hosted_model_needs_a_key(monkeypatch):
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "HF_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    page = PageHandlers(env=Settings(), tools=[])
+    state = PageState(Prefs(source="openai", language="zh"), Settings())
+    with pytest.warns(UserWarning, match="需要 API 密钥或接口地址"):
+        await run(page.chat({"text": "你好"}, state))
 
 
 async def test_the_handlers_keep_sessions_apart():

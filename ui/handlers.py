@@ -119,7 +119,7 @@ class PageHandlers:
         prefs = state.prefs
         # Uploads the agent can use (prepared off the event loop), and one sentence for each
         # it cannot; uploads keep their file name for that.
-        good, refused = await prepare_images(state.session.images, files)
+        good, refused = await prepare_images(state.session.images, files, prefs.language)
         if not text.strip() and not good:
             # Nothing to send: the one message says why, once.
             if refused:
@@ -146,8 +146,8 @@ class PageHandlers:
             yield page_values(state)
             try:
                 model = self.model_for(state)
-            except ModelNotConfigured as exc:
-                gr.Warning(str(exc))
+            except ModelNotConfigured:
+                gr.Warning(t("model_not_configured", prefs.language))
                 state.turns.remove(record)
                 yield page_values(state)
                 return

@@ -102,6 +102,8 @@ def test_only_unreadable_files_give_one_message(open_at, tmp_path, locale):
     page.wait_for_timeout(1000)
     expect(toasts).to_have_count(1)
     assert toasts.inner_text().count("notes.png") == 1
+    said = "不是本应用能读取的图片" if locale.startswith("zh") else "not an image this app can read"
+    expect(toasts).to_contain_text(said)
     expect(page.locator(".toast-body.error")).to_have_count(0)
     expect(page.locator(":is(#chat, #trace, #run-status) .error")).to_have_count(0)
 
