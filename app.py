@@ -34,6 +34,7 @@ from ui.phone import opening_script, wire_phone
 from ui.scenarios_tab import add_scenarios_tab
 from ui.script_api import add_script_endpoints
 from ui.server import Page
+from ui.toasts import toast_script
 
 # What tests and benchmarks use of the page; some of it is defined elsewhere and named here.
 __all__ = [
@@ -156,6 +157,7 @@ def build_demo(
         demo.load(None, js=aria_script(UI_TEXT["zh"]["title"]))
         demo.load(None, js=a11y_script())
         demo.load(None, js=opening_script())
+        demo.load(None, js=toast_script(page.env.max_upload_mb))
         wire_phone(parts, [box.submit, *(e.load_input_event.then for e in examples)])
         if page.env.mcp_server:
             from ui.mcp_endpoints import add_mcp_endpoints

@@ -128,3 +128,24 @@ def test_clear_during_a_turn_leaves_no_error_badges(open_at, page_model):
     send(page, "what is 6*7")
     wait_done(page)
     expect(page.locator("#chat .bot-row").last).to_contain_text("42")
+
+
+@pytest.mark.parametrize(
+    ("locale", "said", "title"),
+    [
+        ("en-US", '"big.png": larger than 20 MB, the most one upload may be', "Error"),
+        ("zh-CN", '"big.png"：超过单个上传文件的上限 20 MB', "错误"),
+    ],
+)
+def test_an_upload_over_the_limit_is_told_in_the_pages_words(
+    open_at, tmp_path, locale, said, title
+):
+    big = tmp_path / "big.png"
+    big.write_bytes(b"\x89PNG" + bytes(21 * 1024 * 1024))
+    page = open_at(DESKTOP, locale)
+    page.set_input_files("#input input[type=file]", [str(big)])
+    toast = page.locator(".toast-body")
+    expect(toast).to_contain_text(said)
+    expect(toast.locator(".toast-title")).to_have_text(title)
+    assert "Mb" not in toast.inner_text()
+    expect(page.locator("#input img")).to_have_count(0)
