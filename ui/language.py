@@ -35,7 +35,12 @@ ARIA_ZH = {
     "Copy conversation": "复制对话",
     "Reset to default value": "恢复默认值",
     "Gradio footer navigation": "Gradio 页脚导航",
+    "logo": "标志",
+    "Clear": "清空对话",
 }
+# Gradio's footer words, as Gradio itself writes them for a Chinese browser; a page switched
+# to the other language in Settings gets them too.
+FOOTER_ZH = {"Use via API": "通过 API 使用", "Built with Gradio": "使用 Gradio 构建"}
 # Names Gradio makes from a label: "range slider for 温度" becomes "温度（滑块）".
 ARIA_PREFIXES_ZH = {"range slider for ": "{}（滑块）", "number input for ": "{}（数值输入）"}
 
@@ -74,6 +79,7 @@ def aria_script(title: str) -> str:
     become English again."""
     words = json.dumps(ARIA_ZH, ensure_ascii=False)
     prefixes = json.dumps(ARIA_PREFIXES_ZH, ensure_ascii=False)
+    footer = json.dumps(FOOTER_ZH, ensure_ascii=False)
     return f"""() => {{
   let zh = (navigator.language || "").toLowerCase().startsWith("zh");
   const words = {words};
@@ -95,11 +101,26 @@ def aria_script(title: str) -> str:
     const found = prefixes.find(([en]) => name.startsWith(en));
     return found ? found[1].replace("{{}}", name.slice(found[0].length)) : null;
   }};
+  const footer = {footer};
+  const footerBack = Object.fromEntries(Object.entries(footer).map(([en, cn]) => [cn, en]));
   const relabel = () => {{
     waiting = false;
-    document.querySelectorAll("[aria-label]").forEach((el) => {{
-      const name = said(el.getAttribute("aria-label"));
-      if (name) el.setAttribute("aria-label", name);
+    for (const attribute of ["aria-label", "title"]) {{
+      document.querySelectorAll(`[${{attribute}}]`).forEach((el) => {{
+        const name = said(el.getAttribute(attribute));
+        if (name) el.setAttribute(attribute, name);
+      }});
+    }}
+    document.querySelectorAll("footer img[alt]").forEach((el) => {{
+      const name = said(el.getAttribute("alt"));
+      if (name) el.setAttribute("alt", name);
+    }});
+    document.querySelectorAll("footer :is(.show-api, .built-with)").forEach((el) => {{
+      el.childNodes.forEach((node) => {{
+        const now = node.nodeType === 3 ? node.textContent.trim() : "";
+        const next = now && (zh ? footer[now] : footerBack[now]);
+        if (next) node.textContent = node.textContent.replace(now, next);
+      }});
     }});
   }};
   let waiting = false;

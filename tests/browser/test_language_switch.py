@@ -55,6 +55,9 @@ def says(page, key: str) -> dict[str, str]:
     examples = page.locator("#examples")
     expect(examples.get_by_text(text["examples"], exact=True)).to_be_visible()
     expect(page).to_have_title(text["title"])
+    # Gradio's own footer, as Gradio writes it for a browser in that language.
+    built = {"en": "Built with Gradio", "zh": "使用 Gradio 构建"}[key]
+    expect(page.locator("footer")).to_contain_text(built)
     return text
 
 
