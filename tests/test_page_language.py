@@ -177,3 +177,23 @@ async def test_every_chinese_example_is_answered_in_chinese(tools, label, value)
     assert CJK.search(answer) or re.fullmatch(r"[\d\s.*+%=-]+", answer), answer
     assert not re.search(r"\b(?:In|it is|Text found|Zoomed|Found)\b", answer), answer
     assert "次模型调用" in status
+
+
+async def test_a_language_change_says_the_conversation_and_every_part_again():
+    from ui.page_words import PageWords, relabel_handler
+
+    page = PageHandlers(lambda prefs: OfflineModel(), Settings(), default_tools())
+    state = page.new_state()
+    async for _ in page.chat({"text": "convert 5 miles"}, state):
+        pass
+    assert state.turns[0].view.messages[0]["metadata"]["title"].startswith("Turn 1")
+    words = PageWords()
+    button, radio = gr.Button("Stop"), gr.Radio([("Low", "low")])
+    words.add(button, value="stop")
+    words.add(radio, label="detail", choices=lambda language: [("低", "low")])
+    chat, trace, same, status, *updates = relabel_handler(page, words)("zh", state)
+    assert same is state and state.prefs.language == "zh"
+    assert trace[0]["metadata"]["title"].startswith("第 1 轮") and "次模型调用" in status
+    assert chat[0]["content"] == ["convert 5 miles"]  # the person's words stay as written
+    assert updates[0]["value"] == "停止"
+    assert updates[1]["label"] == "图片细节" and updates[1]["choices"] == [("低", "low")]
