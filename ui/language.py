@@ -37,6 +37,7 @@ ARIA_ZH = {
     "Gradio footer navigation": "Gradio 页脚导航",
     "logo": "标志",
     "Clear": "清空对话",
+    "Close": "关闭",
 }
 # Gradio's footer words, as Gradio itself writes them for a Chinese browser; a page switched
 # to the other language in Settings gets them too.
