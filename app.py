@@ -28,13 +28,16 @@ from ui.examples import EXAMPLES, EXAMPLES_DIR, example_values
 from ui.handlers import PageHandlers
 from ui.history_panel import wire_history
 from ui.labels import UI_TEXT
-from ui.language import aria_script, example_visibility, on_page_load
+from ui.language import aria_script, on_page_load
 from ui.layout import I18N, THEME, chat_tab, settings_panel
 from ui.notices import tell_mcp_notices
 from ui.page_state import PageState, Prefs, default_model, default_prefs, sessions_root
+from ui.page_words import PageWords, relabel_handler, switch_script
+from ui.phone import opening_script, wire_phone
 from ui.scenarios_tab import add_scenarios_tab
 from ui.script_api import add_script_endpoints
 from ui.server import Page
+from ui.toasts import toast_script
 
 # What tests and benchmarks use of the page; some of it is defined elsewhere and named here.
 __all__ = [
@@ -76,19 +79,23 @@ def build_demo(
     with Page(page.env, title="Multimodal ReAct agent", fill_width=True) as demo:
         state = gr.State(None, delete_callback=lambda s: s.close() if s else None)
         demo.conversation_state = state
-        gr.Markdown(I18N("header"), elem_id="header")
+        words = PageWords()  # what the Language setting says again in the other language
+        words.add(gr.Markdown(I18N("header"), elem_id="header"), value="header")
         banner = gr.Markdown(
             I18N("banner_offline"), elem_id="banner", visible=prefs0.source == "offline"
         )
+        words.add(banner, value="banner_offline")
         with gr.Tabs(elem_id="tabs"):
-            with gr.Tab(I18N("tab_chat"), id="chat-tab", elem_id="chat-tab"):
-                parts = chat_tab(prefs0)
+            with gr.Tab(I18N("tab_chat"), id="chat-tab", elem_id="chat-tab") as tab:
+                words.add(tab, label="tab_chat")
+                parts = chat_tab(prefs0, words)
                 chatbot, box, trace, status = parts.chatbot, parts.box, parts.trace, parts.status
                 stop_btn, retry_btn = parts.stop_btn, parts.retry_btn
                 download, examples = parts.download, parts.examples
-            with gr.Tab(I18N("tab_scenarios"), id="scenarios-tab", elem_id="scenarios-tab"):
-                add_scenarios_tab(page, state, I18N)
-        settings = settings_panel(prefs0)
+            with gr.Tab(I18N("tab_scenarios"), id="scenarios-tab", elem_id="scenarios-tab") as tab:
+                words.add(tab, label="tab_scenarios")
+                add_scenarios_tab(page, state, I18N, words)
+        settings = settings_panel(prefs0, words)
 
         outputs = [chatbot, trace, state, status]
         turn = {"outputs": outputs, "concurrency_limit": TURNS_AT_ONCE, "show_progress": "hidden"}
@@ -150,7 +157,7 @@ def build_demo(
                 queue=False,
             )
             saves.append(changed)
-        # The session starts in its browser's language; the example set follows the language.
+        # The session starts in its browser's language; the whole page follows the setting.
         example_sets = [example_set.dataset for example_set in examples]
         language = settings["language"]
         load = on_page_load(page.new_state, prefs0.language)
@@ -161,10 +168,16 @@ def build_demo(
         )
         for event in swapped:
             event.then(**shown, queue=False, **quiet)
-        language.change(example_visibility, [language], example_sets, queue=False, **quiet)
+        relabel = relabel_handler(page, words)
+        language.change(relabel, [language, state], [*outputs, *words.components], **quiet)
+        titles = (UI_TEXT["zh"]["title"], UI_TEXT["en"]["title"])
+        language.change(None, [language], None, js=switch_script(*titles), queue=False, **quiet)
         demo.load(None, js=aria_script(UI_TEXT["zh"]["title"]))
         demo.load(None, js=a11y_script())
+        demo.load(None, js=opening_script())
+        demo.load(None, js=toast_script(page.env.max_upload_mb))
         demo.load(tell_mcp_notices, None, None, **quiet)  # MCP servers that failed to start
+        wire_phone(parts, [box.submit, *(e.load_input_event.then for e in examples)])
         if page.env.mcp_server:
             from ui.mcp_endpoints import add_mcp_endpoints
 

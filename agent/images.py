@@ -33,6 +33,7 @@ from tools.base import ImageRef
 
 from .image_exif import read_exif
 from .image_prepare import TooManyPixels, encode, open_checked, prepare
+from .refusals import refusal
 
 DEFAULT_MAX_SIDE = 1568
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
@@ -45,52 +46,53 @@ DEFAULT_MAX_DECODED_BYTES = 100 * 1024 * 1024
 # however many people upload at the same moment.
 DECODES_AT_ONCE = 2
 _decode_gate = threading.BoundedSemaphore(DECODES_AT_ONCE)
-_READABLE = "use PNG, JPEG, WebP, GIF, BMP or TIFF"
 # Files people drop by mistake, recognised by their first bytes so the refusal can say why.
-_NOT_IMAGES = (
-    (b"%PDF", "is a PDF document, not an image; export the page as PNG or JPEG"),
-    (b"<svg", "is an SVG drawing, which this app cannot read; export it as PNG"),
-    (b"<?xml", "is an XML or SVG file, which this app cannot read; export it as PNG"),
-)
+_NOT_IMAGES = ((b"%PDF", "pdf"), (b"<svg", "svg"), (b"<?xml", "xml"))
 _HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"mif1", b"msf1")
 
 
 class ImageRejected(ValueError):
-    """An upload that is not a usable image; the message is one sentence for a person."""
+    """An upload that is not a usable image; the message is one sentence for a person, in
+    English; `said(language)` is the same sentence in that language (`agent.refusals`)."""
 
-    def __init__(self, message: str, *, source: str = "") -> None:
-        super().__init__(message)
+    def __init__(self, kind: str, *, source: str = "", **facts: Any) -> None:
+        super().__init__(refusal(kind, name=source, **facts))
+        self.kind = kind
         self.source = source
+        self.facts = facts
+
+    def said(self, language: str) -> str:
+        return refusal(self.kind, language, name=self.source, **self.facts)
 
 
 def _read_source(source: Any, max_bytes: int) -> tuple[bytes, str]:
     if isinstance(source, bytes | bytearray | memoryview):
         if len(source) > max_bytes:
-            raise ImageRejected(_too_big("The image", len(source), max_bytes))
+            raise ImageRejected("too_big", **_sizes(len(source), max_bytes))
         data, name = bytes(source), ""
     elif isinstance(source, str | Path):
         path = Path(source)
         name = path.name or str(path)
         try:
             if not path.is_file():
-                raise ImageRejected(f"{name} was not found or is not a file.", source=name)
+                raise ImageRejected("missing", source=name)
             size = path.stat().st_size
             if size > max_bytes:
-                raise ImageRejected(_too_big(name, size, max_bytes), source=name)
+                raise ImageRejected("too_big", source=name, **_sizes(size, max_bytes))
             data = path.read_bytes()
         except OSError as exc:
-            raise ImageRejected(f"{name} could not be read.", source=name) from exc
+            raise ImageRejected("unreadable_file", source=name) from exc
         if len(data) > max_bytes:  # it grew since stat
-            raise ImageRejected(_too_big(name, len(data), max_bytes), source=name)
+            raise ImageRejected("too_big", source=name, **_sizes(len(data), max_bytes))
     else:
-        raise ImageRejected("The upload is neither a file path nor image bytes.")
+        raise ImageRejected("not_a_source")
     if not data:
-        raise ImageRejected(f"{name or 'The upload'} is empty.", source=name)
+        raise ImageRejected("empty", source=name)
     return data, name
 
 
-def _too_big(label: str, size: int, max_bytes: int) -> str:
-    return f"{label} is {_amount(size)}; images up to {_amount(max_bytes)} are accepted."
+def _sizes(size: int, max_bytes: int) -> dict[str, str]:
+    return {"size": _amount(size), "limit": _amount(max_bytes)}
 
 
 def _amount(size: float) -> str:
@@ -99,14 +101,15 @@ def _amount(size: float) -> str:
     return f"{max(1, round(size / 1e3))} kB"
 
 
-def _not_an_image(data: bytes, label: str) -> str:
+def _not_an_image(data: bytes) -> str:
+    """The kind of refusal for bytes Pillow cannot read: what they are, when that is known."""
     head = data[:64].lstrip()
-    for magic, reason in _NOT_IMAGES:
+    for magic, kind in _NOT_IMAGES:
         if head.startswith(magic):
-            return f"{label} {reason}."
+            return kind
     if data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS:
-        return f"{label} is a HEIC photo, which this app cannot read; export it as JPEG."
-    return f"{label} is not an image this app can read ({_READABLE})."
+        return "heic"
+    return "not_an_image"
 
 
 class ImageStore:
@@ -165,9 +168,9 @@ class ImageStore:
         except ImageRejected:
             raise
         except MemoryError as exc:
-            raise ImageRejected("The image is too large to process.") from exc
+            raise ImageRejected("too_large") from exc
         except Exception as exc:  # a last guard: the contract is ImageRejected or a ref
-            raise ImageRejected("The upload could not be read as an image.") from exc
+            raise ImageRejected("unreadable") from exc
 
     def _load_source(self, source: str | Path | bytes, max_side: int | None) -> ImageRef:
         side = max_side or self.max_side
@@ -176,7 +179,6 @@ class ImageStore:
         with self._lock:
             if key in self._by_upload:
                 return self._refs[self._by_upload[key]]
-        label = name or "The image"
         try:
             with warnings.catch_warnings():
                 # Pillow warns about odd but readable files; where warnings are errors that
@@ -188,23 +190,17 @@ class ImageStore:
             raise
         except TooManyPixels as exc:
             raise ImageRejected(
-                f"{label} is {exc.width}x{exc.height} pixels, too many to process safely; "
-                "save a smaller copy or a JPEG and try again.",
-                source=name,
+                "too_many_pixels", source=name, width=exc.width, height=exc.height
             ) from exc
         except Image.DecompressionBombError as exc:
-            raise ImageRejected(
-                f"{label} has too many pixels to process safely.", source=name
-            ) from exc
+            raise ImageRejected("bomb", source=name) from exc
         except UnidentifiedImageError as exc:
-            raise ImageRejected(_not_an_image(data, label), source=name) from exc
+            raise ImageRejected(_not_an_image(data), source=name) from exc
         except MemoryError as exc:
-            raise ImageRejected(f"{label} is too large to process.", source=name) from exc
+            raise ImageRejected("too_large", source=name) from exc
         except Exception as exc:  # Pillow raises many kinds on damaged input
-            reason = "is incomplete (cut off)" if "truncated" in str(exc).lower() else "is damaged"
-            raise ImageRejected(
-                f"{label} {reason} and could not be read; try saving it again.", source=name
-            ) from exc
+            kind = "truncated" if "truncated" in str(exc).lower() else "damaged"
+            raise ImageRejected(kind, source=name) from exc
 
     def _load(self, data: bytes, name: str, key: tuple[str, int]) -> ImageRef:
         image, (width, height) = open_checked(data, self.max_pixels, key[1], self.max_decoded_bytes)

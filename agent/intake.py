@@ -26,16 +26,17 @@ def message_problem(
 
 
 async def prepare_images(
-    store: ImageStore, sources: Sequence[str | Path | bytes | ImageRef]
+    store: ImageStore, sources: Sequence[str | Path | bytes | ImageRef], language: str = "en"
 ) -> tuple[list[ImageRef], list[str]]:
-    """The usable images (each once, in order) and a sentence for each refused one."""
+    """The usable images (each once, in order) and a sentence for each refused one, in
+    `language`."""
     refs: list[ImageRef] = []
     refused: list[str] = []
     for source in sources:
         try:
             ref = await _ref(store, source)
         except ImageRejected as exc:
-            refused.append(str(exc))
+            refused.append(exc.said(language))
             continue
         if all(r.id != ref.id for r in refs):
             refs.append(ref)

@@ -228,10 +228,12 @@ class _Turn(TurnState):
             await acting.resume_task(self)
             while True:
                 if self.model_calls >= self.agent.max_steps:
+                    steps = self.agent.max_steps
+                    calls = "1 model call" if steps == 1 else f"{steps} model calls"
                     return ErrorEvent(
                         kind="step_limit",
-                        message=f"Stopped after {self.agent.max_steps} model calls without an "
-                        "answer. Try a simpler question or raise the step limit in Settings.",
+                        message=f"Stopped after {calls} without an answer. Try a simpler "
+                        "question or raise the step limit in Settings.",
                     )
                 final = await self._step()
                 if final is not None:

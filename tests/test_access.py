@@ -250,13 +250,13 @@ async def test_failures_through_a_custom_url_all_read_the_same(server, monkeypat
         shown.add((chat[-1]["content"], *errors))
         assert state.turns[-1].events[-2].type == "run_finished"
     quiet.close()
-    assert shown == {
-        (
-            "The model service at that base URL could not be used; check the address, the model "
-            "name and the API key.",
-        )
-        * 2
-    }
+    sentence = (
+        "The model service at that base URL could not be used; check the address, the model "
+        "name and the API key."
+    )
+    # The chat shows the sentence as an error reply; the trace as the turn's error step.
+    reply = f'<div class="reply-error"><strong>Error</strong> {sentence}</div>'
+    assert shown == {(reply, sentence)}
 
 
 def test_a_retry_announced_through_a_custom_url_reads_the_same_whatever_the_cause():

@@ -47,7 +47,9 @@ def test_turn_with_an_image(url):
     client = Client(url, verbose=False)
     conversation, trace, status = chat(client, "What does this sign say?", [EXAMPLES / "sign.png"])
     user, reply = conversation
-    assert [part["type"] for part in user["content"]] == ["text", "file"]
+    # The question, the thumbnail and the thumbnail's id under it.
+    assert [part["type"] for part in user["content"]] == ["text", "file", "text"]
+    assert user["content"][2]["text"] == "`img_1`"
     assert "LIBRARY" in text_of(reply)
     titles = [m["metadata"]["title"] for m in trace]
     assert "Tool: read_text" in titles
@@ -103,7 +105,7 @@ def test_scripted_model_turn_through_the_api(tmp_path):
     finally:
         demo.close()
     assert text_of(conversation[-1]) == "It is 5."
-    assert status.startswith("fake · ReAct text · 2 model call(s)")
+    assert status.startswith("fake · ReAct text · 1 tool call · 2 model calls")
     titles = [m["metadata"]["title"] for m in trace]
     assert "Tool: calculator" in titles
 

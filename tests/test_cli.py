@@ -150,7 +150,7 @@ def test_at_a_terminal_the_end_of_input_ends_the_conversation(cli, monkeypatch, 
 def test_max_steps_stops_the_turn(cli):
     code, out = cli("convert 5 miles to km", "--max-steps", "1")
     assert code == 1
-    assert "Action: convert_units" in out and "Stopped after 1 model calls" in out
+    assert "Action: convert_units" in out and "Stopped after 1 model call without" in out
     assert "Answer" not in out
 
 

@@ -108,7 +108,7 @@ def test_each_event_type_shows_where_a_person_looks():
     step(RunStartedEvent, lambda: "m1" in view.messages[0]["content"] and view.model == "m1")
     step(NoticeEvent, lambda: "Notice" in titles(view) and view.notices)
     step(ModelDeltaEvent, lambda: view.messages[-1]["content"] == "look closer")
-    step(ModelCallEvent, lambda: view.messages[-1]["metadata"]["duration"] == 0.73)
+    step(ModelCallEvent, lambda: view.messages[-1]["metadata"]["log"] == "0.7 s")
     step(ThoughtEvent, lambda: view.messages[-1]["metadata"]["status"] == "done")
     step(ToolCallEvent, lambda: view.messages[-1]["metadata"]["status"] == "pending")
     step(ToolProgressEvent, lambda: view.messages[-1]["metadata"]["log"] == "cropping…")
@@ -124,7 +124,10 @@ def test_each_event_type_shows_where_a_person_looks():
     step(AnswerDeltaEvent, lambda: view.answer == "May I?8.0")
     step(AnswerEvent, lambda: view.answer == "8.05 km")
     step(ErrorEvent, lambda: "Error" in titles(view) and view.answer.startswith("The model"))
-    step(RunFinishedEvent, lambda: view.stats_line == "m1 · ReAct text · 2 model call(s) · 1.5 s")
+    step(
+        RunFinishedEvent,
+        lambda: view.stats_line == "m1 · ReAct text · 1 tool call · 2 model calls · 1.5 s",
+    )
     assert seen == dict.fromkeys(EVENT_CLASSES, True)
 
 
@@ -164,9 +167,14 @@ def test_page_values_show_the_conversation_the_trace_and_the_status():
     state.turns.append(TurnRecord(text="how far?", refs=[ref], view=view))
     chat, trace, same, status = page_values(state)
     assert same is state and status == view.stats_line
+    # Each thumbnail is captioned with its id; the zoom's image follows the answer's words.
+    made = {"path": "/tmp/sessions/img_2.png"}
     assert chat == [
-        {"role": "user", "content": ["how far?", {"path": "/tmp/up/img_1.png"}]},
-        {"role": "assistant", "content": "8.05 km"},
+        {
+            "role": "user",
+            "content": ["how far?", {"path": "/tmp/up/img_1.png"}, "`img_1`"],
+        },
+        {"role": "assistant", "content": ["8.05 km", made, "`img_2`"]},
     ]
     # The latest finished turn stays open; a tool's image becomes a link to the served copy.
     assert "status" not in trace[0]["metadata"]

@@ -60,7 +60,7 @@ async def test_a_turn_streams_the_question_first_and_the_answer_last():
     chat, trace, state, status = updates[-1]
     assert chat[-1] == {"role": "assistant", "content": "It said hi."}
     assert "Tool: echo" in titles(trace)
-    assert status.startswith("fake · ReAct text · 2 model call(s)")
+    assert status.startswith("fake · ReAct text · 1 tool call · 2 model calls")
     with zipfile.ZipFile(state.trace_file) as archive:
         saved = json.loads(archive.read("conversation.json"))
     assert saved["turns"][-1]["events"][-1]["type"] == "answer"
@@ -110,7 +110,9 @@ async def test_clear_forgets_the_conversation_and_the_trace_file():
     page = handlers(*ECHO)
     *_, (_, _, state, _) = await run(page.chat({"text": "echo hi"}, None))
     chat, trace, state, status, box, download = page.clear(state)
-    assert (chat, trace, status, box) == ([], [], "", None)
+    assert (chat, trace, status) == ([], [], "")
+    assert box.value == {"text": "", "files": []}
+    assert box.stop_btn is False  # a turn cleared while running leaves no stop square
     assert state.turns == [] and not download.interactive
 
 
@@ -185,6 +187,33 @@ async def test_a_refused_message_on_the_page_warns_and_keeps_the_conversation(te
     with pytest.warns(UserWarning):
         updates = await run(page.send({"text": text, "files": []}, state))
     assert updates[-1][0] == shown and len(state.turns) == 1
+
+
+async def test_only_unreadable_files_give_one_message(tmp_path):
+    fake = tmp_path / "notes.png"
+    fake.write_text("plain text, not an image")
+    page = PageHandlers(lambda prefs: OfflineModel(), Settings(), [ConvertUnits()])
+    state = page.new_state()
+    with pytest.warns(UserWarning) as told:
+        updates = await run(page.send({"text": "", "files": [str(fake)]}, state))
+    assert len(told) == 1 and "notes.png" in str(told[0].message)
+    assert updates[-1][0] == [] and state.turns == []
+    # A Chinese page says it in Chinese.
+    state.prefs.language = "zh"
+    with pytest.warns(UserWarning) as told:
+        await run(page.send({"text": "", "files": [str(fake)]}, state))
+    assert [str(w.message) for w in told] == [
+        "“notes.png”不是本应用能读取的图片（请使用 PNG、JPEG、WebP、GIF、BMP 或 TIFF）。"
+    ]
+
+
+async def test_a_chinese_page_is_told_in_chinese_that_a_hosted_model_needs_a_key(monkeypatch):
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "HF_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    page = PageHandlers(env=Settings(), tools=[])
+    state = PageState(Prefs(source="openai", language="zh"), Settings())
+    with pytest.warns(UserWarning, match="需要 API 密钥或接口地址"):
+        await run(page.chat({"text": "你好"}, state))
 
 
 async def test_the_handlers_keep_sessions_apart():

@@ -123,8 +123,8 @@ def test_trace_labels_follow_the_session_language():
     for words in ("**模型**：离线演示模型", "**已知**：value = 5", "**缺少**：to_unit"):
         assert words in content
     assert "**参数**" in content and "**结果**" in content
-    assert view.stats_line == "离线演示模型 · ReAct 文本 · 2 次模型调用 · 0.4 秒"
-    assert view.messages[0]["metadata"]["log"] == "离线演示模型 · 2 次模型调用"
+    assert view.stats_line == "离线演示模型 · ReAct 文本 · 1 次工具调用 · 2 次模型调用 · 0.4 秒"
+    assert view.messages[0]["metadata"]["log"] == "2 次模型调用 · 0.4 秒"
     english = re.compile(r"Turn|Model|Thought|Tool|Arguments|Result|Task|Known|Missing|call")
     assert not english.search(content + "".join(titles) + view.stats_line)
 
@@ -137,7 +137,7 @@ def test_the_status_line_and_working_follow_the_session_language():
     assert status_text(state) == "处理中…"
     state.turns[-1].view.apply(RunStartedEvent(run_id="r", model="gpt-x"))
     assert status_text(state) == "处理中… · gpt-x"
-    assert stats_text(1, 2.0, "en") == "1 model call(s) · 2.0 s"
+    assert stats_text(1, 2.0, "en") == "1 model call · 2.0 s"
 
 
 async def test_a_chinese_session_refuses_in_chinese():
@@ -171,7 +171,29 @@ async def test_every_chinese_example_is_answered_in_chinese(tools, label, value)
     (example,) = example_values("zh")[EXAMPLE_SETS["zh"].index((label, value))]
     *_, (chat, _, _, status) = [update async for update in page.run_example(example, state)]
     answer = chat[-1]["content"]
+    # A tool's image follows the words, captioned with its id.
+    answer = answer[0] if isinstance(answer, list) else answer
     # An equation has no words to translate; every other answer is in Chinese.
     assert CJK.search(answer) or re.fullmatch(r"[\d\s.*+%=-]+", answer), answer
     assert not re.search(r"\b(?:In|it is|Text found|Zoomed|Found)\b", answer), answer
     assert "次模型调用" in status
+
+
+async def test_a_language_change_says_the_conversation_and_every_part_again():
+    from ui.page_words import PageWords, relabel_handler
+
+    page = PageHandlers(lambda prefs: OfflineModel(), Settings(), default_tools())
+    state = page.new_state()
+    async for _ in page.chat({"text": "convert 5 miles"}, state):
+        pass
+    assert state.turns[0].view.messages[0]["metadata"]["title"].startswith("Turn 1")
+    words = PageWords()
+    button, radio = gr.Button("Stop"), gr.Radio([("Low", "low")])
+    words.add(button, value="stop")
+    words.add(radio, label="detail", choices=lambda language: [("低", "low")])
+    chat, trace, same, status, *updates = relabel_handler(page, words)("zh", state)
+    assert same is state and state.prefs.language == "zh"
+    assert trace[0]["metadata"]["title"].startswith("第 1 轮") and "次模型调用" in status
+    assert chat[0]["content"] == ["convert 5 miles"]  # the person's words stay as written
+    assert updates[0]["value"] == "停止"
+    assert updates[1]["label"] == "图片细节" and updates[1]["choices"] == [("低", "low")]

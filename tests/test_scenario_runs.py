@@ -158,8 +158,11 @@ async def test_a_rows_conversation_shows_as_the_chat_shows_it(tmp_path):
     title, chat, trace, files = tab.show_row(batch, None, None, clicked)
     try:
         assert batch.results[index].scenario in title
-        assert chat[0]["role"] == "user" and isinstance(chat[0]["content"][-1], dict)
-        image = chat[0]["content"][-1]["path"]
+        assert chat[0]["role"] == "user" and any(
+            isinstance(part, dict) for part in chat[0]["content"]
+        )
+        image = next(part for part in chat[0]["content"] if isinstance(part, dict))["path"]
+        assert "`img_1`" in chat[0]["content"]
         assert image.startswith(str(files.root))  # a copy the page may serve
         assert trace[0]["metadata"]["title"].startswith("Turn 1")
         assert chat[-1]["role"] == "assistant" and chat[-1]["content"]

@@ -21,6 +21,7 @@ from agent.events import (
     ToolProgress,
     ToolResultEvent,
 )
+from ui.labels import calls_text, duration_text, joined
 from ui.page_values import user_message
 from ui.trace_view import TurnView, render, streaming_thought
 
@@ -93,7 +94,7 @@ def test_tool_call_shows_arguments_at_once_with_running_indicator_then_result():
         )
     )
     assert call["metadata"]["status"] == "done"
-    assert call["metadata"]["duration"] == 0.43
+    assert call["metadata"]["log"] == "0.4 s"
     text, image = call["content"]
     assert '"image_id"' in text and "new image img_2" in text
     assert image == {"path": "/tmp/img_2.png"}
@@ -165,10 +166,9 @@ def test_run_finished_folds_the_turn_with_its_statistics():
     view.apply(RunFinished(status="answered", model="m1", model_calls=3, steps=2, duration=1.234))
     turn = view.messages[0]
     assert turn["metadata"]["status"] == "done"
-    assert turn["metadata"]["duration"] == 1.23
-    assert "3 model call(s)" in turn["metadata"]["log"] and "m1" in turn["metadata"]["log"]
+    assert turn["metadata"]["log"] == "3 model calls · 1.2 s"
     assert all(m["metadata"]["status"] == "done" for m in view.messages)
-    assert view.stats_line == "m1 · ReAct text · 3 model call(s) · 1.2 s"
+    assert view.stats_line == "m1 · ReAct text · 3 model calls · 1.2 s"
 
 
 def test_stop_marks_running_steps_and_says_so():
@@ -188,9 +188,20 @@ def test_chinese_labels():
 
 
 def test_user_message_has_text_then_thumbnails():
-    message = user_message("look", ["/a.png", "/b.png"])
-    assert message == {"role": "user", "content": ["look", {"path": "/a.png"}, {"path": "/b.png"}]}
-    assert user_message("", ["/a.png"])["content"] == [{"path": "/a.png"}]
+    message = user_message("look", [("/a.png", "img_1"), ("/b.png", "img_2")])
+    assert message == {
+        "role": "user",
+        "content": [
+            "look",
+            {"path": "/a.png"},
+            "`img_1`",
+            {"path": "/b.png"},
+            "`img_2`",
+        ],
+    }
+    assert user_message("", [("/a.png", "img_1")])["content"][0] == {
+        "path": "/a.png",
+    }
 
 
 def test_ids_are_unique_within_a_turn():
@@ -218,3 +229,37 @@ def test_a_one_shot_tool_call_shows_no_task_panel_but_a_dialogue_does():
     view.apply(TaskState(tool="convert_units", known={"value": 5, "to_unit": "km"}, status="done"))
     (task,) = titled(view, "Task")
     assert "to_unit = km" in task["content"]
+
+
+@pytest.mark.parametrize(
+    ("seconds", "en", "zh"),
+    [
+        (0.06, "60 ms", "60 毫秒"),
+        (0.004, "4 ms", "4 毫秒"),
+        (0.1, "0.1 s", "0.1 秒"),
+        (2.44, "2.4 s", "2.4 秒"),
+        (59.9, "59.9 s", "59.9 秒"),
+        (65.2, "1 min 5 s", "1 分 5 秒"),
+        (600, "10 min 0 s", "10 分 0 秒"),
+    ],
+)
+def test_one_duration_format_everywhere(seconds, en, zh):
+    assert duration_text(seconds, "en") == en
+    assert duration_text(seconds, "zh") == zh
+
+
+def test_counts_are_written_with_the_right_plural():
+    assert calls_text(1, "en") == "1 model call"
+    assert calls_text(2, "en") == "2 model calls"
+    assert calls_text(1, "en", "tool_calls") == "1 tool call"
+    assert calls_text(3, "en", "tool_calls") == "3 tool calls"
+    assert calls_text(1, "zh") == "1 次模型调用"
+
+
+def test_the_status_line_has_no_stray_separator():
+    assert joined("", "a", " ", "b", "") == "a · b"
+    view = render(
+        [RunFinished(status="answered", model="m1", model_calls=1, steps=1, duration=0.05)]
+    )
+    assert view.stats_line == "m1 · ReAct text · 1 model call · 50 ms"
+    assert "duration" not in view.messages[0]["metadata"]  # Gradio would write it its own way

@@ -23,13 +23,17 @@ def a11y_script() -> str:
     names = json.dumps(IMAGE_NAME, ensure_ascii=False)
     return f"""() => {{
   const names = {names};
-  const zh = (navigator.language || "").toLowerCase().startsWith("zh");
+  let zh = (navigator.language || "").toLowerCase().startsWith("zh");
   const fix = () => {{
     waiting = false;
     document.querySelectorAll(".thought-group .title .arrow button:not([inert])")
       .forEach((el) => {{ el.setAttribute("inert", ""); el.tabIndex = -1; }});
-    document.querySelectorAll(".image-container > button:not([aria-label])")
-      .forEach((el) => el.setAttribute("aria-label", zh ? names.zh : names.en));
+    document.querySelectorAll(".image-container > button")
+      .forEach((el) => {{
+        const name = el.getAttribute("aria-label");
+        if (!name || name === names.zh || name === names.en)
+          el.setAttribute("aria-label", zh ? names.zh : names.en);
+      }});
     document.querySelectorAll(":is(#chat, #trace) div[aria-label]:not([role])")
       .forEach((el) => el.setAttribute("role", "group"));
   }};
@@ -37,5 +41,7 @@ def a11y_script() -> str:
   new MutationObserver(() => {{
     if (!waiting) {{ waiting = true; requestAnimationFrame(fix); }}
   }}).observe(document.body, {{ subtree: true, childList: true }});
+  // Language in Settings changes the page's language (ui.page_words.switch_script).
+  window.addEventListener("page-language", (event) => {{ zh = event.detail === "zh"; fix(); }});
   fix();
 }}"""

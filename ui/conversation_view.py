@@ -209,6 +209,16 @@ def scenario_turns(result: Any, base: Path | None, folder: str | Path) -> list[V
     return turns
 
 
+def _image_ids(turn: ViewedTurn) -> list[str]:
+    """The ids the turn's images had, from its `run_started` event; else each file's name,
+    which the page's download gives as `<id>-<token>`."""
+    started = next((e for e in turn.events if e.type == "run_started"), None)
+    ids = [image.id for image in started.images] if started is not None else []
+    if len(ids) == len(turn.images):
+        return ids
+    return [Path(path).stem.partition("-")[0] for path in turn.images]
+
+
 def viewer_values(turns: list[ViewedTurn], language: str) -> tuple[list, list]:
     """The chat and the trace for `turns`, as the main page shows a conversation."""
     records = []
@@ -216,7 +226,11 @@ def viewer_values(turns: list[ViewedTurn], language: str) -> tuple[list, list]:
         view: TurnView = render(turn.events, number, language, turn.text)
         if not view.done:
             view.stop()  # a turn that never finished stays finished here: nothing runs on
-        refs = [SimpleNamespace(path=p) for p in turn.images if Path(p).is_file()]
+        refs = [
+            SimpleNamespace(path=path, id=image_id)
+            for path, image_id in zip(turn.images, _image_ids(turn), strict=True)
+            if Path(path).is_file()
+        ]
         records.append(SimpleNamespace(text=turn.text, refs=refs, view=view, gone=[]))
     shown = SimpleNamespace(turns=records, prefs=SimpleNamespace(language=language))
     # An older trace does not hold the person's words: no empty bubble stands for them.

@@ -122,13 +122,14 @@ class PageHandlers:
         prefs = state.prefs
         # Uploads the agent can use (prepared off the event loop), and one sentence for each
         # it cannot; uploads keep their file name for that.
-        good, refused = await prepare_images(state.session.images, files)
-        for sentence in refused:
-            gr.Warning(sentence)
+        good, refused = await prepare_images(state.session.images, files, prefs.language)
         if not text.strip() and not good:
+            # Nothing to send: the one message says why, once.
             if refused:
                 raise gr.Error(" ".join(refused), print_exception=False)
             raise gr.Error(t("empty_input", prefs.language), print_exception=False)
+        for sentence in refused:
+            gr.Warning(sentence)
         self.access.count_turn(state)
         session = state.session
         record = TurnRecord(
@@ -150,8 +151,8 @@ class PageHandlers:
             yield page_values(state)
             try:
                 model = self.model_for(state)
-            except ModelNotConfigured as exc:
-                gr.Warning(str(exc))
+            except ModelNotConfigured:
+                gr.Warning(t("model_not_configured", prefs.language))
                 state.turns.remove(record)
                 yield page_values(state)
                 return
@@ -277,9 +278,13 @@ class PageHandlers:
         return (*page_values(state), self.download_update(state))
 
     def clear(self, state: PageState | None) -> tuple:
-        state = self.use(state)
+        """Forget the conversation (and stop its turn). Not queued, as Stop is not: a queued
+        event that cancels a running turn leaves error badges on the turn's outputs. A notice
+        that the conversation expired waits for the next queued event."""
+        state = self.use(state, tell=False)
         state.reset()
-        return (*page_values(state), None, self.download_update(state))
+        empty = self.stop_square(False, value=None)
+        return (*page_values(state), empty, self.download_update(state))
 
     def set_pref(self, name: str) -> Callable[[Any, PageState | None], tuple]:
         """The handler for one setting; a cleared field goes back to the default."""

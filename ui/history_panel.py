@@ -221,6 +221,6 @@ def wire_history(
     parts.delete_btn.click(history.delete, [parts.listed, state], stored, **quiet)
     cleared = [parts.chatbot, parts.trace, state, parts.status, parts.box, parts.download]
     clear = parts.clear_btn.click(
-        history.clear, [state], [*cleared, *stored], cancels=running, **quiet
+        history.clear, [state], [*cleared, *stored], cancels=running, queue=False, **quiet
     )
     return [loaded, new, opened, clear]

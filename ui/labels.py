@@ -45,8 +45,11 @@ LABELS: dict[str, dict[str, Any]] = {
         "by_policy": "Decided by the run's approval policy.",
         "protocol": {"react": "ReAct text", "native": "native tool calls"},
         "error": "Error",
-        "calls": "{calls} model call(s)",
-        "seconds": "{seconds:.1f} s",
+        "calls": ("{calls} model call", "{calls} model calls"),
+        "tool_calls": ("{calls} tool call", "{calls} tool calls"),
+        "ms": "{ms} ms",
+        "seconds": "{seconds} s",
+        "minutes": "{minutes} min {seconds} s",
         "stopped": "Stopped",
         "stopped_text": "Stopped before it finished.",
         # Punctuation differs too: Chinese text takes full-width colons and brackets.
@@ -92,8 +95,11 @@ LABELS: dict[str, dict[str, Any]] = {
         "by_policy": "由本次运行的批准策略决定。",
         "protocol": {"react": "ReAct 文本", "native": "原生工具调用"},
         "error": "错误",
-        "calls": "{calls} 次模型调用",
-        "seconds": "{seconds:.1f} 秒",
+        "calls": ("{calls} 次模型调用", "{calls} 次模型调用"),
+        "tool_calls": ("{calls} 次工具调用", "{calls} 次工具调用"),
+        "ms": "{ms} 毫秒",
+        "seconds": "{seconds} 秒",
+        "minutes": "{minutes} 分 {seconds} 秒",
         "stopped": "已停止",
         "stopped_text": "在完成前被停止。",
         "named": "{}：{}",
@@ -130,9 +136,31 @@ def words(language: str) -> dict[str, Any]:
     return LABELS[language_key(language)]
 
 
-def calls_text(calls: int, language: str) -> str:
-    """ "3 model call(s)", "3 次模型调用"."""
-    return words(language)["calls"].format(calls=calls)
+# Between the parts of one line (the status line, a finished turn's summary).
+SEPARATOR = " · "
+
+
+def calls_text(calls: int, language: str, kind: str = "calls") -> str:
+    """ "1 model call", "3 model calls", "3 次模型调用"; `kind` "tool_calls" for tools."""
+    one, many = words(language)[kind]
+    return (one if calls == 1 else many).format(calls=calls)
+
+
+def duration_text(seconds: float, language: str) -> str:
+    """The page's one way of writing a duration: "60 ms", "0.1 s", "2.4 s", "1 min 5 s"."""
+    w = words(language)
+    seconds = max(0.0, float(seconds))
+    if seconds < 0.095:
+        return w["ms"].format(ms=round(seconds * 1000))
+    if seconds < 59.95:
+        return w["seconds"].format(seconds=f"{seconds:.1f}")
+    minutes, rest = divmod(round(seconds), 60)
+    return w["minutes"].format(minutes=minutes, seconds=rest)
+
+
+def joined(*parts: str) -> str:
+    """Parts of one line with a separator between them and none at either end."""
+    return SEPARATOR.join(p for p in parts if p and p.strip())
 
 
 def model_name(model: str, offline: bool, language: str) -> str:
@@ -147,11 +175,15 @@ def model_name(model: str, offline: bool, language: str) -> str:
 
 
 def stats_text(calls: int, seconds: float, language: str, protocol: str | None = None) -> str:
-    """What a finished turn cost: "2 model call(s) · 0.4 s", "2 次模型调用 · 0.4 秒"; with the
-    tool protocol that ran first: "native tool calls · 2 model call(s) · 0.4 s"."""
-    w = words(language)
-    cost = f"{calls_text(calls, language)} · {w['seconds'].format(seconds=seconds)}"
-    return f"{w['protocol'].get(protocol, protocol)} · {cost}" if protocol else cost
+    """What a finished turn cost: "2 model calls · 0.4 s", "2 次模型调用 · 0.4 秒"; with the
+    tool protocol that ran first: "native tool calls · 2 model calls · 0.4 s"."""
+    cost = joined(calls_text(calls, language), duration_text(seconds, language))
+    return joined(protocol_text(protocol, language), cost)
+
+
+def protocol_text(protocol: str | None, language: str) -> str:
+    """The tool protocol in words ("native tool calls"); '' when none is known."""
+    return words(language)["protocol"].get(protocol, protocol) if protocol else ""
 
 
 def browser_language(accept_language: str | None) -> str | None:

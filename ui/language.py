@@ -35,7 +35,13 @@ ARIA_ZH = {
     "Copy conversation": "复制对话",
     "Reset to default value": "恢复默认值",
     "Gradio footer navigation": "Gradio 页脚导航",
+    "logo": "标志",
+    "Clear": "清空对话",
+    "Close": "关闭",
 }
+# Gradio's footer words, as Gradio itself writes them for a Chinese browser; a page switched
+# to the other language in Settings gets them too.
+FOOTER_ZH = {"Use via API": "通过 API 使用", "Built with Gradio": "使用 Gradio 构建"}
 # Names Gradio makes from a label: "range slider for 温度" becomes "温度（滑块）".
 ARIA_PREFIXES_ZH = {"range slider for ": "{}（滑块）", "number input for ": "{}（数值输入）"}
 
@@ -68,29 +74,61 @@ def on_page_load(
 def aria_script(title: str) -> str:
     """Browser code that, on a Chinese page, gives the tab its Chinese `title` and Gradio's
     English accessible names their Chinese words, including those of parts shown later (the
-    settings, an upload's thumbnail): at most once a frame while the page changes."""
+    settings, an upload's thumbnail): at most once a frame while the page changes. The page is
+    Chinese when the browser is, until Language in Settings says otherwise (the event
+    `page-language`, from `ui.page_words.switch_script`); back in English, the names it gave
+    become English again."""
     words = json.dumps(ARIA_ZH, ensure_ascii=False)
     prefixes = json.dumps(ARIA_PREFIXES_ZH, ensure_ascii=False)
+    footer = json.dumps(FOOTER_ZH, ensure_ascii=False)
     return f"""() => {{
-  if (!(navigator.language || "").toLowerCase().startsWith("zh")) return;
-  document.title = {json.dumps(title, ensure_ascii=False)};
+  let zh = (navigator.language || "").toLowerCase().startsWith("zh");
   const words = {words};
+  const english = Object.fromEntries(Object.entries(words).map(([en, cn]) => [cn, en]));
   const prefixes = Object.entries({prefixes});
   const said = (name) => {{
+    if (!zh) {{
+      if (english[name]) return english[name];
+      const back = prefixes.find(([en, cn]) => {{
+        const [head, tail] = cn.split("{{}}");
+        const fits = name.length > head.length + tail.length;
+        return fits && name.startsWith(head) && name.endsWith(tail);
+      }});
+      if (!back) return null;
+      const [head, tail] = back[1].split("{{}}");
+      return back[0] + name.slice(head.length, name.length - tail.length);
+    }}
     if (words[name]) return words[name];
-    const found = prefixes.find(([english]) => name.startsWith(english));
+    const found = prefixes.find(([en]) => name.startsWith(en));
     return found ? found[1].replace("{{}}", name.slice(found[0].length)) : null;
   }};
+  const footer = {footer};
+  const footerBack = Object.fromEntries(Object.entries(footer).map(([en, cn]) => [cn, en]));
   const relabel = () => {{
     waiting = false;
-    document.querySelectorAll("[aria-label]").forEach((el) => {{
-      const name = said(el.getAttribute("aria-label"));
-      if (name) el.setAttribute("aria-label", name);
+    for (const attribute of ["aria-label", "title"]) {{
+      document.querySelectorAll(`[${{attribute}}]`).forEach((el) => {{
+        const name = said(el.getAttribute(attribute));
+        if (name) el.setAttribute(attribute, name);
+      }});
+    }}
+    document.querySelectorAll("footer img[alt]").forEach((el) => {{
+      const name = said(el.getAttribute("alt"));
+      if (name) el.setAttribute("alt", name);
+    }});
+    document.querySelectorAll("footer :is(.show-api, .built-with)").forEach((el) => {{
+      el.childNodes.forEach((node) => {{
+        const now = node.nodeType === 3 ? node.textContent.trim() : "";
+        const next = now && (zh ? footer[now] : footerBack[now]);
+        if (next) node.textContent = node.textContent.replace(now, next);
+      }});
     }});
   }};
   let waiting = false;
   new MutationObserver(() => {{
     if (!waiting) {{ waiting = true; requestAnimationFrame(relabel); }}
   }}).observe(document.body, {{ subtree: true, childList: true }});
+  window.addEventListener("page-language", (event) => {{ zh = event.detail === "zh"; relabel(); }});
+  if (zh) document.title = {json.dumps(title, ensure_ascii=False)};
   relabel();
 }}"""

@@ -15,17 +15,19 @@ from . import approval_panel
 from .access import shown_url
 from .examples import example_labels, example_values
 from .history_panel import history_parts, new_button
-from .labels import UI_TEXT
+from .labels import UI_TEXT, language_key
 from .language import LANGUAGES
 from .page_state import Prefs
+from .page_words import PageWords, choices
 
 # The page follows the browser's language; zh-CN and zh-TW browsers both get Chinese.
 I18N = gr.I18n(**UI_TEXT, **{"zh-CN": UI_TEXT["zh"], "zh-TW": UI_TEXT["zh"]})
 
 
-def chat_tab(prefs0: Prefs) -> SimpleNamespace:
+def chat_tab(prefs0: Prefs, words: PageWords) -> SimpleNamespace:
     """The conversation and its trace, side by side (stacked on a narrow screen), with the
-    past conversations (`ui.history_panel`) under the examples."""
+    past conversations (`ui.history_panel`) under the examples. Each part with words is added
+    to `words`, which gives them again when the language changes."""
     with gr.Row(equal_height=False):
         with gr.Column(scale=3, min_width=360):
             chatbot = gr.Chatbot(
@@ -56,9 +58,12 @@ def chat_tab(prefs0: Prefs) -> SimpleNamespace:
                 download = gr.DownloadButton(
                     I18N("download"), elem_id="download", interactive=False, size="sm"
                 )
-            examples = _examples(box, prefs0.language)
+                # Narrow screens only (style.css): the trace is stacked far below the chat.
+                to_trace = gr.Button(I18N("to_trace"), elem_id="to-trace", size="sm")
+            examples = _examples(box, prefs0.language, words)
             history = history_parts(I18N)
-        with gr.Column(scale=2, min_width=320):
+        with gr.Column(scale=2, min_width=320, elem_id="trace-column"):
+            to_chat = gr.Button(I18N("to_chat"), elem_id="to-chat", size="sm")
             status = gr.Markdown(elem_id="run-status")
             trace = gr.Chatbot(
                 elem_id="trace",
@@ -69,6 +74,18 @@ def chat_tab(prefs0: Prefs) -> SimpleNamespace:
                 buttons=["copy_all"],
                 group_consecutive_messages=False,
             )
+    words.add(chatbot, label="chat_label", placeholder="chat_placeholder")
+    words.add(box, placeholder="input_placeholder")
+    for button, key in [
+        (stop_btn, "stop"),
+        (retry_btn, "retry"),
+        (clear_btn, "clear"),
+        (to_trace, "to_trace"),
+        (to_chat, "to_chat"),
+    ]:
+        words.add(button, value=key)
+    words.add(download, label="download")  # a download button's value is its file
+    words.add(trace, label="trace_label", placeholder="trace_placeholder")
     return SimpleNamespace(
         chatbot=chatbot,
         box=box,
@@ -82,14 +99,16 @@ def chat_tab(prefs0: Prefs) -> SimpleNamespace:
         trace=trace,
         **vars(history),
         approval=approval,
+        to_trace=to_trace,
+        to_chat=to_chat,
     )
 
 
-def _examples(box: Any, language: str) -> list[gr.Examples]:
+def _examples(box: Any, language: str, words: PageWords) -> list[gr.Examples]:
     """One example set per language, in LANGUAGES order; the page shows the one of its
     language. All are inside the element `examples`."""
     with gr.Column(elem_id="examples"):
-        return [
+        sets = [
             gr.Examples(
                 examples=example_values(key),
                 example_labels=example_labels(key),
@@ -103,14 +122,22 @@ def _examples(box: Any, language: str) -> list[gr.Examples]:
             )
             for key in LANGUAGES
         ]
+    for key, example_set in zip(LANGUAGES, sets, strict=True):
+        shown = key  # bound now: each set is shown in its own language only
+        words.add(
+            example_set.dataset,
+            label="examples",
+            visible=lambda language, shown=shown: language_key(language) == shown,
+        )
+    return sets
 
 
-def settings_panel(prefs0: Prefs) -> dict[str, Any]:
+def settings_panel(prefs0: Prefs, words: PageWords) -> dict[str, Any]:
     """The Settings accordion; its fields by the name of the `Prefs` field each one sets."""
-    with gr.Accordion(I18N("settings"), open=False, elem_id="settings"):
+    with gr.Accordion(I18N("settings"), open=False, elem_id="settings") as accordion:
         with gr.Row():
             source = gr.Radio(
-                [(I18N("source_offline"), "offline"), (I18N("source_openai"), "openai")],
+                [(I18N(key), value) for key, value in _SOURCES],
                 value=prefs0.source,
                 label=I18N("source"),
                 elem_id="source",
@@ -141,7 +168,7 @@ def settings_panel(prefs0: Prefs) -> dict[str, Any]:
             )
             max_steps = gr.Slider(1, 50, value=prefs0.max_steps, step=1, label=I18N("steps"))
             detail = gr.Radio(
-                [(I18N(f"detail_{level}"), level) for level in ("auto", "low", "high")],
+                [(I18N(key), value) for key, value in _DETAILS],
                 value=prefs0.image_detail,
                 label=I18N("detail"),
             )
@@ -152,17 +179,28 @@ def settings_panel(prefs0: Prefs) -> dict[str, Any]:
                 elem_id="language",
             )
             style = gr.Radio(
-                [(I18N("style_react"), "react"), (I18N("style_plugin"), "plugin-task")],
+                [(I18N(key), value) for key, value in _STYLES],
                 value=prefs0.style,
                 label=I18N("style"),
                 elem_id="style",
             )
             protocol = gr.Radio(
-                [(I18N(f"protocol_{name}"), name) for name in ("auto", "react", "native")],
+                [(I18N(key), value) for key, value in _PROTOCOLS],
                 value=prefs0.tool_protocol,
                 label=I18N("protocol"),
                 elem_id="protocol",
             )
+    words.add(accordion, label="settings")
+    words.add(source, label="source", choices=choices(*_SOURCES))
+    words.add(base_url, label="base_url")
+    words.add(model_name, label="model_name")
+    words.add(api_key, label="api_key", info="api_key_info")
+    words.add(temperature, label="temperature")
+    words.add(max_steps, label="steps")
+    words.add(detail, label="detail", choices=choices(*_DETAILS))
+    words.add(language, label="language")
+    words.add(style, label="style", choices=choices(*_STYLES))
+    words.add(protocol, label="protocol", choices=choices(*_PROTOCOLS))
     return {
         "source": source,
         "base_url": base_url,
@@ -175,6 +213,12 @@ def settings_panel(prefs0: Prefs) -> dict[str, Any]:
         "style": style,
         "tool_protocol": protocol,
     }
+
+
+_SOURCES = [("source_offline", "offline"), ("source_openai", "openai")]
+_DETAILS = [(f"detail_{level}", level) for level in ("auto", "low", "high")]
+_STYLES = [("style_react", "react"), ("style_plugin", "plugin-task")]
+_PROTOCOLS = [(f"protocol_{name}", name) for name in ("auto", "react", "native")]
 
 
 class ImageTextbox(gr.MultimodalTextbox):

@@ -4,14 +4,18 @@ line. Pure data, no gradio; each turn's own trace comes from its `TurnView`."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from .labels import t, words
+from agent.events import ErrorEvent
+
+from .labels import joined, t, words
 
 if TYPE_CHECKING:
     from .page_state import PageState
+    from .trace_view import TurnView
 
 # Turns the trace panel keeps: the page sends the whole trace on every update.
 TRACE_TURNS = 20
@@ -27,10 +31,11 @@ def chat_messages(state: PageState) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = []
     for record in state.turns:
         gone = [t("image_gone", state.prefs.language).format(id=i) for i in record.gone]
-        messages.append(user_message(record.text, [ref.path for ref in record.refs], gone))
+        images = [(ref.path, ref.id) for ref in record.refs]
+        messages.append(user_message(record.text, images, gone))
         view = record.view
         if view.answer:
-            messages.append({"role": "assistant", "content": view.answer})
+            messages.append(answer_message(view))
         elif not view.done:
             working = {"title": words(state.prefs.language)["thinking"], "status": "pending"}
             messages.append({"role": "assistant", "content": "", "metadata": working})
@@ -75,21 +80,41 @@ def status_text(state: PageState) -> str:
     view = state.turns[-1].view
     if view.stats_line:
         return view.stats_line
+    model = view.model_name if view.model else ""
     if view.stopped:
-        stopped = words(state.prefs.language)["stopped"]
-        return f"{stopped} · {view.model_name}" if view.model else stopped
-    if view.model:
-        return f"{t('working', state.prefs.language)} · {view.model_name}"
-    return t("working", state.prefs.language)
+        return joined(words(state.prefs.language)["stopped"], model)
+    return joined(t("working", state.prefs.language), model)
 
 
 def user_message(
-    text: str, image_paths: Iterable[str] = (), gone: Iterable[str] = ()
+    text: str, images: Iterable[tuple[str, str]] = (), gone: Iterable[str] = ()
 ) -> dict[str, Any]:
-    """The person's turn in the conversation: their words, their images as thumbnails, and a
-    line for each image a restored conversation no longer has (`gone`)."""
-    content: list[Any] = [{"path": p} for p in image_paths]
-    if text.strip():
-        content.insert(0, text)
+    """The person's turn in the conversation: their words, and their images as thumbnails,
+    each captioned with its id (`img_1`), the name by which the person and the agent can
+    point at it; and a line for each image a restored conversation no longer has (`gone`)."""
+    content: list[Any] = [text] if text.strip() else []
+    for path, image_id in images:
+        content.extend(_captioned(path, image_id))
     content.extend(gone)
     return {"role": "user", "content": content or [""]}
+
+
+def answer_message(view: TurnView) -> dict[str, Any]:
+    """The agent's reply: its words, then the images its tools made in the turn, each with
+    its id; an error reads as an error."""
+    if isinstance(view.final, ErrorEvent):
+        label = escape(words(view.language)["error"])
+        text = f'<div class="reply-error"><strong>{label}</strong> {escape(view.answer)}</div>'
+    else:
+        text = view.answer
+    if not view.made:
+        return {"role": "assistant", "content": text}
+    content: list[Any] = [text]
+    for image in view.made:
+        content.extend(_captioned(image.path, image.id))
+    return {"role": "assistant", "content": content}
+
+
+def _captioned(path: str, image_id: str) -> list[Any]:
+    # Markdown code, so the caption reads as a name and not as part of the message.
+    return [{"path": path}, f"`{image_id}`"]

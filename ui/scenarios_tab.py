@@ -210,13 +210,14 @@ def _path(file: Any) -> str:
     return str(getattr(file, "path", None) or getattr(file, "name", None) or file)
 
 
-def add_scenarios_tab(page: Any, state: Any, i18n: Any) -> None:
-    """The tab's contents, inside the `gr.Tab` the page opened for it."""
+def add_scenarios_tab(page: Any, state: Any, i18n: Any, words: Any = None) -> None:
+    """The tab's contents, inside the `gr.Tab` the page opened for it; its parts with words
+    are added to `words` (`ui.page_words.PageWords`), which follows the language."""
     tab = ScenarioTab(page)
     quiet = {"api_visibility": "private"}
     batch = gr.State(None)
     files = gr.State(None, delete_callback=lambda f: f.close() if f else None)
-    gr.Markdown(i18n("scenarios_intro"), elem_id="scenarios-intro")
+    intro = gr.Markdown(i18n("scenarios_intro"), elem_id="scenarios-intro")
     with gr.Row(equal_height=False):
         suites = gr.Dropdown(
             [p.name for p in shipped_suites()],
@@ -252,8 +253,8 @@ def add_scenarios_tab(page: Any, state: Any, i18n: Any) -> None:
         junit_btn = gr.DownloadButton(
             i18n("scenario_download_junit"), interactive=False, size="sm", elem_id="scenario-junit"
         )
-    with gr.Accordion(i18n("viewer_open"), open=True, elem_id="conversation-open"):
-        gr.Markdown(i18n("viewer_intro"))
+    with gr.Accordion(i18n("viewer_open"), open=True, elem_id="conversation-open") as opener:
+        viewer_intro = gr.Markdown(i18n("viewer_intro"))
         conversation_file = gr.File(
             label=i18n("viewer_file_label"),
             file_types=[".zip", ".json"],
@@ -297,3 +298,19 @@ def add_scenarios_tab(page: Any, state: Any, i18n: Any) -> None:
         [viewer_message, title, chat, trace, files, conversation_file],
         **quiet,
     )
+    if words is not None:
+        for component, properties in (
+            (intro, {"value": "scenarios_intro"}),
+            (suites, {"label": "scenario_suites"}),
+            (uploads, {"label": "scenario_upload"}),
+            (run_btn, {"value": "scenario_run"}),
+            (stop_btn, {"value": "stop"}),
+            (json_btn, {"value": "scenario_download_json"}),
+            (junit_btn, {"value": "scenario_download_junit"}),
+            (opener, {"label": "viewer_open"}),
+            (viewer_intro, {"value": "viewer_intro"}),
+            (conversation_file, {"label": "viewer_file_label"}),
+            (chat, {"label": "viewer_chat", "placeholder": "viewer_placeholder"}),
+            (trace, {"label": "trace_label"}),
+        ):
+            words.add(component, **properties)

@@ -22,8 +22,15 @@ from .sweeper import sweep_interval, sweep_while
 
 log = logging.getLogger(__name__)
 
-REFUSED_INPUT = "That file was not uploaded through this page; attach it again and resend."
-MALFORMED_INPUT = "The request was not in the form this page takes; reload the page and resend."
+# Refused before any session is known, so before its language is: said in both.
+REFUSED_INPUT = (
+    "That file was not uploaded through this page; attach it again and resend. "
+    "这个文件不是通过本页面上传的；请重新附上后再发送。"
+)
+MALFORMED_INPUT = (
+    "The request was not in the form this page takes; reload the page and resend. "
+    "请求的格式不是本页面接受的；请刷新页面后重新发送。"
+)
 
 
 class Page(gr.Blocks):

@@ -34,7 +34,15 @@ from agent.events import (
     ToolResultEvent,
 )
 
-from .labels import calls_text, model_name, stats_text, words
+from .labels import (
+    calls_text,
+    duration_text,
+    joined,
+    model_name,
+    protocol_text,
+    stats_text,
+    words,
+)
 
 _ACTION_CUT = re.compile(r"\n?\s*(Action\s*Input|Action|Answer|Final Answer)\s*[:：]", re.I)
 _THOUGHT_LABEL = re.compile(r"^\s*Thought\s*[:：]\s*", re.I)
@@ -75,6 +83,9 @@ class TurnView:
         self.stopped = False
         self.notices: list[str] = []
         self.images: list[Any] = []
+        # The images the turn's tools made, for the answer bubble (the chat shows them).
+        self.made: list[Any] = []
+        self.tool_calls = 0
         self._by_id: dict[str, dict[str, Any]] = {}
         self._raw: dict[int, str] = {}
         self._seq = 0
@@ -115,7 +126,7 @@ class TurnView:
                 # The model's time shows beside its Thought, as a tool's beside the tool.
                 message = self._by_id.get(f"thought-{event.step}")
                 if message is not None:
-                    message["metadata"]["duration"] = round(event.duration, 2)
+                    message["metadata"]["log"] = self._took(event.duration)
             case ThoughtEvent():
                 key = f"thought-{event.step}"
                 if key not in self._by_id:
@@ -124,6 +135,7 @@ class TurnView:
                 message["content"] = event.text
                 message["metadata"]["status"] = "done"
             case ToolCallEvent():
+                self.tool_calls += 1
                 self._close_thoughts()
                 content = f"**{w['arguments']}**\n{_block(event.arguments)}"
                 title = w["named"].format(w["tool"], event.tool)
@@ -174,11 +186,10 @@ class TurnView:
                 self._close_thoughts()
                 turn = self._by_id[self.turn_id]
                 calls = calls_text(event.model_calls, self.language)
+                # Short, so a turn's title row stays within two lines on a phone: the model's
+                # name is in the turn's body and in the status line.
                 turn["metadata"].update(
-                    status="done",
-                    duration=round(event.duration, 2),
-                    # The duration shows beside the title already.
-                    log=f"{self.name_of(event.model)} · {calls}",
+                    status="done", log=joined(calls, self._took(event.duration))
                 )
             case _:
                 assert_never(event)
@@ -208,12 +219,14 @@ class TurnView:
 
     @property
     def stats_line(self) -> str:
-        """`model · protocol · N model call(s) · S s` once the turn has finished, else ''."""
+        """`model · protocol · N tool calls · N model calls · S s` once the turn has finished,
+        else ''."""
         if self.stats is None:
             return ""
         s = self.stats
-        cost = stats_text(s.model_calls, s.duration, self.language, s.protocol)
-        return f"{self.name_of(s.model)} · {cost}"
+        tools = calls_text(self.tool_calls, self.language, "tool_calls") if self.tool_calls else ""
+        cost = stats_text(s.model_calls, s.duration, self.language)
+        return joined(self.name_of(s.model), protocol_text(s.protocol, self.language), tools, cost)
 
     @property
     def model_name(self) -> str:
@@ -236,13 +249,19 @@ class TurnView:
         body = f"{message['content']}\n\n**{label}**\n\n{text}".strip()
         paths = [i.path for i in event.images if i.path]
         message["content"] = [body, *({"path": p} for p in paths)] if paths else body
+        took = self._took(event.duration)
         message["metadata"].update(
             title=w["named"].format(w["tool"], event.tool) + ("" if event.ok else failed),
             status="done",
-            duration=round(event.duration, 2),
-            log="" if event.ok else w["failed"],
+            log=took if event.ok else joined(w["failed"], took),
         )
         self.images.extend(event.images)
+        self.made.extend(i for i in event.images if i.path)
+
+    def _took(self, seconds: float) -> str:
+        # Gradio writes a step's `duration` its own way ("10.0ms", "0.2s"); the page writes
+        # every duration one way, in the step's log.
+        return duration_text(seconds, self.language)
 
     def _task_state(self, event: TaskStateEvent) -> None:
         w = self.words
