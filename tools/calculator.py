@@ -100,7 +100,7 @@ class Calculator(Tool):
         r"\d\s*(?:plus|minus|times|divided by|multiplied by)\s*\d",
         r"\d\s*%\s*of\s*\d",
         r"计算",
-        r"算一下",
+        r"(?<!换)算一下",  # not "换算一下", which is a unit conversion
         r"平方根",
         r"百分之",
         r"\d\s*(?:加|减|乘以|乘|除以)\s*\d",
