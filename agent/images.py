@@ -57,15 +57,26 @@ _HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"mif1", b"msf1")
 class ImageRejected(ValueError):
     """An upload that is not a usable image; the message is one sentence for a person."""
 
-    def __init__(self, message: str, *, source: str = "") -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        source: str = "",
+        kind: str = "unreadable",
+        facts: dict[str, int] | None = None,
+    ) -> None:
         super().__init__(message)
         self.source = source
+        # "too_big" (facts: size, limit in bytes), "too_many_pixels" (width, height) or
+        # "unreadable": what a reply in another language needs to say the same thing.
+        self.kind = kind
+        self.facts = dict(facts or {})
 
 
 def _read_source(source: Any, max_bytes: int) -> tuple[bytes, str]:
     if isinstance(source, bytes | bytearray | memoryview):
         if len(source) > max_bytes:
-            raise ImageRejected(_too_big("The image", len(source), max_bytes))
+            raise _too_big_error("The image", "", len(source), max_bytes)
         data, name = bytes(source), ""
     elif isinstance(source, str | Path):
         path = Path(source)
@@ -75,12 +86,12 @@ def _read_source(source: Any, max_bytes: int) -> tuple[bytes, str]:
                 raise ImageRejected(f"{name} was not found or is not a file.", source=name)
             size = path.stat().st_size
             if size > max_bytes:
-                raise ImageRejected(_too_big(name, size, max_bytes), source=name)
+                raise _too_big_error(name, name, size, max_bytes)
             data = path.read_bytes()
         except OSError as exc:
             raise ImageRejected(f"{name} could not be read.", source=name) from exc
         if len(data) > max_bytes:  # it grew since stat
-            raise ImageRejected(_too_big(name, len(data), max_bytes), source=name)
+            raise _too_big_error(name, name, len(data), max_bytes)
     else:
         raise ImageRejected("The upload is neither a file path nor image bytes.")
     if not data:
@@ -88,11 +99,16 @@ def _read_source(source: Any, max_bytes: int) -> tuple[bytes, str]:
     return data, name
 
 
-def _too_big(label: str, size: int, max_bytes: int) -> str:
-    return f"{label} is {_amount(size)}; images up to {_amount(max_bytes)} are accepted."
+def _too_big_error(label: str, name: str, size: int, max_bytes: int) -> ImageRejected:
+    return ImageRejected(
+        f"{label} is {amount(size)}; images up to {amount(max_bytes)} are accepted.",
+        source=name,
+        kind="too_big",
+        facts={"size": size, "limit": max_bytes},
+    )
 
 
-def _amount(size: float) -> str:
+def amount(size: float) -> str:
     if size >= 1e6:
         return f"{size / 1e6:.1f}".removesuffix(".0") + " MB"
     return f"{max(1, round(size / 1e3))} kB"
@@ -162,7 +178,7 @@ class ImageStore:
         except ImageRejected:
             raise
         except MemoryError as exc:
-            raise ImageRejected("The image is too large to process.") from exc
+            raise ImageRejected("The image is too large to process.", kind="too_large") from exc
         except Exception as exc:  # a last guard: the contract is ImageRejected or a ref
             raise ImageRejected("The upload could not be read as an image.") from exc
 
@@ -188,15 +204,21 @@ class ImageStore:
                 f"{label} is {exc.width}x{exc.height} pixels, too many to process safely; "
                 "save a smaller copy or a JPEG and try again.",
                 source=name,
+                kind="too_many_pixels",
+                facts={"width": exc.width, "height": exc.height},
             ) from exc
         except Image.DecompressionBombError as exc:
             raise ImageRejected(
-                f"{label} has too many pixels to process safely.", source=name
+                f"{label} has too many pixels to process safely.",
+                source=name,
+                kind="too_many_pixels",
             ) from exc
         except UnidentifiedImageError as exc:
             raise ImageRejected(_not_an_image(data, label), source=name) from exc
         except MemoryError as exc:
-            raise ImageRejected(f"{label} is too large to process.", source=name) from exc
+            raise ImageRejected(
+                f"{label} is too large to process.", source=name, kind="too_large"
+            ) from exc
         except Exception as exc:  # Pillow raises many kinds on damaged input
             reason = "is incomplete (cut off)" if "truncated" in str(exc).lower() else "is damaged"
             raise ImageRejected(

@@ -442,6 +442,12 @@ PHRASES: dict[str, dict[str, str]] = {
         "characters are accepted. Please shorten it and send it again.",
         "too_many_images": "This message has {count} images; up to {limit} can be sent at "
         "once. Please send fewer, or spread them over several messages.",
+        "refused_too_big": "{name} is {size}; images up to {limit} are accepted.",
+        "refused_too_many_pixels": "{name} has too many pixels ({size}) to process safely; "
+        "save a smaller copy or a JPEG and try again.",
+        "refused_too_large": "{name} is too large to process.",
+        "refused_unreadable": "{name} could not be read as an image.",
+        "refused_note": "[Not received, refused before the model saw it: {reasons}]",
         "and": " and ",
     },
     "zh": {
@@ -452,6 +458,12 @@ PHRASES: dict[str, dict[str, str]] = {
         "too_many_questions": "我仍然缺少{fields}，这个任务先放下了。准备好后请把完整的请求再告诉我。",
         "too_long": "这条消息有 {length} 个字符，最多可发送 {limit} 个字符。请缩短后再发送。",
         "too_many_images": "这条消息附带了 {count} 张图片，一次最多 {limit} 张。请减少图片，或分几条消息发送。",
+        "refused_too_big": "{name}有 {size}，只接受不超过 {limit} 的图片。",
+        "refused_too_many_pixels": "{name}像素太多（{size}），无法安全处理；请另存一个较小的副本或 "
+        "JPEG 后再试。",
+        "refused_too_large": "{name}太大，无法处理。",
+        "refused_unreadable": "{name}无法作为图片读取。",
+        "refused_note": "[未收到，在模型看到之前已被拒绝：{reasons}]",
         "and": "和",
     },
 }

@@ -31,7 +31,6 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Sequence
-from pathlib import Path
 from typing import Any
 
 from tools.base import Tool
@@ -43,7 +42,8 @@ from .events import (
     Event,
     NoticeEvent,
 )
-from .images import ImageRef, ImageStore
+from .images import ImageStore
+from .intake import Upload
 from .models.base import ChatModel, ModelError
 from .session import Session
 from .style import make_style
@@ -124,7 +124,7 @@ class Agent:
     def run(
         self,
         text: str,
-        images: Sequence[str | Path | bytes | ImageRef] = (),
+        images: Sequence[Upload] = (),
         session: Session | None = None,
     ) -> AsyncIterator[Event]:
         """Run one turn: an async iterator of events whose last is `answer`, `ask_user` or
@@ -145,7 +145,7 @@ class Agent:
 class _Turn(TurnState):
     """A turn while `Agent.run` iterates it."""
 
-    async def run(self, images: Sequence[str | Path | bytes | ImageRef]) -> AsyncIterator[Event]:
+    async def run(self, images: Sequence[Upload]) -> AsyncIterator[Event]:
         body = asyncio.ensure_future(self._body(images))
         watchdog = asyncio.ensure_future(self._watch_consumer(body))
         queue = self.queue
@@ -176,7 +176,7 @@ class _Turn(TurnState):
                 body.cancel()
                 return
 
-    async def _body(self, images: Sequence[str | Path | bytes | ImageRef]) -> None:
+    async def _body(self, images: Sequence[Upload]) -> None:
         try:
             final = await self.intake(images)
             if final is None:

@@ -19,7 +19,7 @@ import gradio as gr
 from agent.config import ModelNotConfigured, Settings
 from agent.events import AnswerDeltaEvent, ModelDeltaEvent, NoticeEvent, ToolProgressEvent
 from agent.images import ImageRef
-from agent.intake import message_problem, prepare_images
+from agent.intake import message_problem, sort_images
 from agent.runner import Agent
 
 from .access import Access
@@ -119,7 +119,8 @@ class PageHandlers:
         prefs = state.prefs
         # Uploads the agent can use (prepared off the event loop), and one sentence for each
         # it cannot; uploads keep their file name for that.
-        good, refused = await prepare_images(state.session.images, files)
+        good, refused_images = await sort_images(state.session.images, files)
+        refused = [r.sentence(prefs.language) for r in refused_images]
         for sentence in refused:
             gr.Warning(sentence)
         if not text.strip() and not good:
@@ -150,7 +151,9 @@ class PageHandlers:
                 state.turns.remove(record)
                 yield page_values(state)
                 return
-            async with contextlib.aclosing(self._run_agent(state, record, model, good)) as run:
+            # The refused ones go along so that the reply can say what became of them.
+            uploads = [*good, *refused_images]
+            async with contextlib.aclosing(self._run_agent(state, record, model, uploads)) as run:
                 async for update in run:
                     yield update
         finally:
@@ -173,7 +176,7 @@ class PageHandlers:
         )
 
     async def _run_agent(
-        self, state: PageState, record: TurnRecord, model: Any, images: list[ImageRef]
+        self, state: PageState, record: TurnRecord, model: Any, images: list[Any]
     ) -> AsyncIterator[tuple]:
         agent = self.agent_for(state.prefs, model)
         shown = 0.0
