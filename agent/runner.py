@@ -126,11 +126,15 @@ class Agent:
         text: str,
         images: Sequence[Upload] = (),
         session: Session | None = None,
+        *,
+        stop: asyncio.Event | None = None,
     ) -> AsyncIterator[Event]:
         """Run one turn: an async iterator of events whose last is `answer`, `ask_user` or
-        `error`. Closing it (or cancelling its consumer) stops the model stream and the tool."""
+        `error`. Closing it (or cancelling its consumer) stops the model stream and the tool;
+        so does setting `stop`, at once, even while the consumer waits for the next event
+        (the iterator then ends without a last event)."""
         session = session if session is not None else self.new_session()
-        return _Turn(self, text or "", session).run(images)
+        return _Turn(self, text or "", session).run(images, stop)
 
     def new_session(self) -> Session:
         """A conversation whose image store follows this agent's settings."""
@@ -145,9 +149,11 @@ class Agent:
 class _Turn(TurnState):
     """A turn while `Agent.run` iterates it."""
 
-    async def run(self, images: Sequence[Upload]) -> AsyncIterator[Event]:
+    async def run(
+        self, images: Sequence[Upload], stop: asyncio.Event | None = None
+    ) -> AsyncIterator[Event]:
         body = asyncio.ensure_future(self._body(images))
-        watchdog = asyncio.ensure_future(self._watch_consumer(body))
+        watchdog = asyncio.ensure_future(self._watch_consumer(body, stop))
         queue = self.queue
         try:
             while True:
@@ -165,11 +171,18 @@ class _Turn(TurnState):
                 with contextlib.suppress(asyncio.CancelledError):
                     await body
 
-    async def _watch_consumer(self, body: asyncio.Future[None]) -> None:
+    async def _watch_consumer(
+        self, body: asyncio.Future[None], stop: asyncio.Event | None = None
+    ) -> None:
         """Cancel the turn when nobody takes its events any more (a closed tab, a client that
-        left): a server that stops reading a job's events does not always close its iterator."""
+        left): a server that stops reading a job's events does not always close its iterator.
+        And when `stop` is set: a consumer waiting for a tool's result would only notice a
+        stop of its own when the tool had finished."""
         while not body.done():
-            await asyncio.sleep(min(1.0, CONSUMER_GONE / 2))
+            if await _stopped_within(stop, min(1.0, CONSUMER_GONE / 2)):
+                log.info("turn stopped")
+                body.cancel()
+                return
             since = self.waiting_since
             if since is not None and time.monotonic() - since > CONSUMER_GONE:
                 log.info("turn cancelled: nobody has taken its events for %gs", CONSUMER_GONE)
@@ -248,6 +261,17 @@ class _Turn(TurnState):
                 )
                 step_no = self.model_calls + 1
         return await react.step(self, step_no)
+
+
+async def _stopped_within(stop: asyncio.Event | None, seconds: float) -> bool:
+    """Wait `seconds`, or less if `stop` is set meanwhile; whether it is set."""
+    if stop is None:
+        await asyncio.sleep(seconds)
+        return False
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(seconds):
+            await stop.wait()
+    return stop.is_set()
 
 
 def _endpoint(model: Any) -> tuple[str, str]:

@@ -90,12 +90,20 @@ class PageHandlers:
         )
 
     async def run_turn(
-        self, state: PageState, text: str, files: Sequence[str | ImageRef]
+        self,
+        state: PageState,
+        text: str,
+        files: Sequence[str | ImageRef],
+        stops: int | None = None,
     ) -> AsyncIterator[tuple]:
+        """One turn. `stops` is how many times Stop had been pressed when the message was
+        sent (the page counts from when it took the message): a press after that ends it."""
+        stops = state.stops if stops is None else stops
         await self._check(state, text, files)
         state.running += 1
         try:
-            async with contextlib.aclosing(self._start_turn(state, text, files)) as updates:
+            turn = self._start_turn(state, text, files, stops)
+            async with contextlib.aclosing(turn) as updates:
                 async for update in updates:
                     yield update
         finally:
@@ -114,7 +122,7 @@ class PageHandlers:
             raise gr.Error(problem, print_exception=False)
 
     async def _start_turn(
-        self, state: PageState, text: str, files: Sequence[str | ImageRef]
+        self, state: PageState, text: str, files: Sequence[str | ImageRef], stops: int
     ) -> AsyncIterator[tuple]:
         prefs = state.prefs
         # Uploads the agent can use (prepared off the event loop), and one sentence for each
@@ -135,6 +143,8 @@ class PageHandlers:
             view=TurnView(len(state.turns) + 1, prefs.language, text),
             task_before=session.task.model_copy(deep=True) if session.task else None,
             history_len=len(session.history),
+            history_last=session.history[-1] if session.history else None,
+            stops=stops,
         )
         for sentence in refused:
             notice = NoticeEvent(message=sentence)
@@ -143,6 +153,12 @@ class PageHandlers:
         state.turns.append(record)
         del state.turns[: -self.env.max_history_turns]
         try:
+            if state.stops != stops:
+                # Stop was pressed before the turn got here (while its message was taken, or
+                # its images prepared): it ends before it starts.
+                state.stop_turn(record)
+                yield page_values(state)
+                return
             yield page_values(state)
             try:
                 model = self.model_for(state)
@@ -160,7 +176,7 @@ class PageHandlers:
             # A turn cancelled from outside (Stop, a client's cancel, a client gone) shows as
             # stopped when the conversation goes on, never as still thinking.
             if any(r is record for r in state.turns):
-                self._stopped(state, record)
+                state.stop_turn(record)
 
     def agent_for(self, prefs: Prefs, model: Any) -> Agent:
         """The agent a session's settings ask for; the page and the MCP endpoints share it."""
@@ -180,8 +196,14 @@ class PageHandlers:
     ) -> AsyncIterator[tuple]:
         agent = self.agent_for(state.prefs, model)
         shown = 0.0
-        async with contextlib.aclosing(agent.run(record.text, images, state.session)) as events:
+        run = agent.run(record.text, images, state.session, stop=record.stop)
+        async with contextlib.aclosing(run) as events:
             async for event in events:
+                if state.stops != record.stops:
+                    # Stopped: whatever the turn did since is not shown, and leaving the loop
+                    # closes the run, which cancels the model call or the tool, even when the
+                    # cancel of the page's event comes late or never.
+                    break
                 event = self.access.screen(event, state.prefs)
                 record.events.append(event)
                 record.view.apply(event)
@@ -196,22 +218,15 @@ class PageHandlers:
                 shown = now
                 yield page_values(state)
 
-    @staticmethod
-    def _stopped(state: PageState, record: TurnRecord) -> None:
-        if record.view.done:
-            return
-        record.view.stop()
-        # The cancelled turn left no history; its task starts over from before it.
-        state.session.task = record.task_before
-        state.write_trace(record)
-
     async def chat(self, message: dict | None, state: PageState | None) -> AsyncIterator[tuple]:
         state = self.use(state)
         message = message or {}
         text = str(message.get("text") or "")
         files = [_file_path(f) for f in message.get("files") or []]
+        stops = message.get("stops")
+        turn = self.run_turn(state, text, files, stops if isinstance(stops, int) else None)
         # Each relay closes what it relays, so a cancel reaches the turn at once.
-        async with contextlib.aclosing(self.run_turn(state, text, files)) as updates:
+        async with contextlib.aclosing(turn) as updates:
             async for update in updates:
                 yield update
 
@@ -252,10 +267,13 @@ class PageHandlers:
         async for update in _on_page(self.run_turn(state, last.text, last.refs), state):
             yield update
 
-    def stop(self, state: PageState | None) -> tuple:
+    async def stop(self, state: PageState | None) -> tuple:
+        """Stop the running turn, or the one whose message is on its way. Async, so that it
+        runs on the event loop between the turn's steps, never beside them in a thread."""
         state = self.use(state, tell=False)
+        state.stops += 1
         if state.turns:
-            self._stopped(state, state.turns[-1])
+            state.stop_turn(state.turns[-1])
         return (*page_values(state), self.download_update(state))
 
     def clear(self, state: PageState | None) -> tuple:
@@ -300,8 +318,10 @@ class PageHandlers:
                 self.make_model(state.prefs if state else self.prefs0)
         except ModelNotConfigured:
             return gr.skip(), message
-        # The input empties, and its stop square shows while the turn runs.
-        return self.stop_square(True, value=None), message
+        # The input empties, and its stop square shows while the turn runs. The message
+        # carries the count of Stop presses so far: one pressed before its turn starts ends it.
+        stops = state.stops if state is not None else 0
+        return self.stop_square(True, value=None), {**(message or {}), "stops": stops}
 
     def tell_held(self, message: dict | None, state: PageState | None) -> None:
         """Say why a message was held back (a toast needs a queued event, which the taking
