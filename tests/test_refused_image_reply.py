@@ -129,3 +129,19 @@ async def test_on_the_page_the_reply_says_the_image_was_refused(tools, huge, lan
     notices = [m for m in trace if "huge.png" in str(m.get("content", ""))]
     assert len(notices) == 1
     state.close()
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "note"),
+    [("en", "what is in this image?", "Not received"), ("zh", "图里是什么", "未收到")],
+)
+async def test_a_hosted_model_is_told_what_was_refused(huge, language, text, note):
+    from agent.models import ScriptedModel
+
+    model = ScriptedModel(["Thought: say so.\nAnswer: ok"], name="hosted")
+    agent = Agent(model, [], language=language)
+    await collect(agent, text, [huge], Session(images=small_store()))
+    (request,) = model.requests
+    said = str(request.messages[-1]["content"])
+    assert said.startswith(text) and note in said and "12000x10000" in said
+    assert request.refused_images and "huge.png" in request.refused_images[0]
