@@ -31,7 +31,9 @@ async def say(tools, text, session, language):
         ("5英里", "zh"),
         ("5 英里？", "zh"),
         ("5英里等于多少", "zh"),
+        ("算一下5英里", "zh"),
         ("convert 5 miles", "en"),
+        ("calculate 5 miles", "en"),
         ("Convert 5 miles!!", "en"),
         ("5 miles", "en"),
         ("5 miles in", "en"),
@@ -77,7 +79,21 @@ async def test_arithmetic_in_chinese_is_still_the_calculator(tools, text, langua
     assert events[-1].type == "answer" and expected in events[-1].text
 
 
-@pytest.mark.parametrize("text", ["5", "5 apples", "我有5个苹果", "5 miles away is the library"])
+@pytest.mark.parametrize(
+    "text", ["5", "5 apples", "我有5个苹果", "5 miles away", "算一下5", "calculate 5"]
+)
 async def test_a_number_without_a_unit_request_never_says_five_is_five(tools, text):
     events = await say(tools, text, Session(), "en")
     assert "5 = 5" not in getattr(events[-1], "text", "")
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "question"),
+    [
+        ("calculate 5", "en", "What should I calculate (for example 12*(3+4) or 15% of 80)?"),
+        ("算一下5", "zh", "要计算什么（例如 12*(3+4) 或 80 的 15%）？"),
+    ],
+)
+async def test_a_number_alone_to_calculate_asks_what_to_calculate(tools, text, language, question):
+    events = await say(tools, text, Session(), language)
+    assert events[-1].type == "ask_user" and events[-1].question == question

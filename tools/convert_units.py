@@ -273,6 +273,9 @@ class ConvertUnits(Tool):
         r"^\W*-?\d+(?:[.,]\d+)?\s*(?:" + _COMMON_UNITS + "|" + _CHINESE_UNITS + r")\s*"
         r"(?:\b(?:in|to|into)\b)?\W*$",
         r"\bhow (?:many|much)\b\D{0,40}\d\s*" + _COMMON_UNITS,
+        # "算一下5英里", "calculate 5 miles": a quantity to work out is a conversion.
+        r"算\D{0,6}\d+(?:\.\d+)?\s*(?:" + _CHINESE_UNITS + ")",
+        r"\bcalculat\w*\s+-?\d+(?:\.\d+)?\s*" + _COMMON_UNITS,
     )
 
     def warm_up(self) -> None:

@@ -131,7 +131,7 @@ def _decide(request: ModelRequest, seen: conversation.Seen, words: dict[str, str
     if request.pending_tool and _CANCEL.search(question):
         return f"Thought: {words['cancel_thought']}\nAnswer: {words['cancel']}"
     ids = seen.image_ids()
-    ranked = rank_tools(question, request.tools, bool(ids))
+    ranked = _fillable_first(rank_tools(question, request.tools, bool(ids)), question, ids)
     pending = tools.get(request.pending_tool or "")
     if pending is not None and (not ranked or ranked[0] is pending):
         found = extract(pending, question, ids, request.known)
@@ -195,6 +195,17 @@ def _with_refusals(request: ModelRequest, reply: str) -> str:
         return reply
     note = words["refused_note"].format(reasons=" ".join(request.refused_images))
     return f"{reply}\n\n{note}"
+
+
+def _fillable_first(ranked: list[Any], question: str, ids: Any) -> list[Any]:
+    """Of two tools the words name equally, the one that finds its arguments in them: "算一下
+    5英里" is a conversion with a unit to ask for, not a calculation of nothing."""
+    if len(ranked) < 2 or getattr(ranked[0], "uses_images", False):
+        return ranked
+    first, second = ranked[0], ranked[1]
+    if not extract(first, question, ids, {}) and extract(second, question, ids, {}):
+        return [second, first, *ranked[2:]]
+    return ranked
 
 
 def _no_tool(request: ModelRequest) -> bool:
