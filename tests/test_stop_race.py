@@ -173,3 +173,17 @@ async def test_a_stopped_turn_that_the_agent_already_remembered_is_forgotten():
     else:
         await drain(stream)
     state.close()
+
+
+async def test_the_first_message_can_be_stopped_before_its_turn_has_shown_anything():
+    # The page takes the first message with no conversation yet; taking it makes one, so that
+    # Stop and the turn share it from the start.
+    page, made = page_with(SlowWait())
+    box, taken, state = page.take({"text": "wait for me", "files": []}, None)
+    assert box.value == {"text": "", "files": []} and taken["text"] == "wait for me"
+    stopped = await page.stop(state)
+    assert stopped[2] is state  # Stop does not put a new conversation in its place
+    await drain(page.send(taken, state))
+    assert sum(m.calls for m in made) == 0
+    said_stopped(state)
+    state.close()

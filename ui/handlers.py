@@ -323,6 +323,12 @@ class PageHandlers:
         stops = state.stops if state is not None else 0
         return self.stop_square(True, value=None), {**(message or {}), "stops": stops}
 
+    def take(self, message: dict | None, state: PageState | None) -> tuple:
+        """`take_message`, and the conversation's state, made here for its first message: a
+        Stop pressed before the turn's first update then reaches the same conversation."""
+        state = state if state is not None else self.new_state()
+        return (*self.take_message(message, state), state)
+
     def tell_held(self, message: dict | None, state: PageState | None) -> None:
         """Say why a message was held back (a toast needs a queued event, which the taking
         is not)."""
