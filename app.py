@@ -106,7 +106,7 @@ def build_demo(
         # While a turn runs, a message is not taken: it stays in the input, and a toast says
         # why (from an event of its own, as the turn's next step is still pending).
         taken = gr.State(None)
-        take = {"fn": page.take_message, "inputs": [box, state], "outputs": [box, taken]}
+        take = {"fn": page.take, "inputs": [box, state], "outputs": [box, taken, state]}
         tell = {"fn": page.tell_held, "inputs": [taken, state], "outputs": None, **quiet}
         took = box.submit(**take, queue=False, **quiet)
         took.then(**tell)
@@ -139,10 +139,11 @@ def build_demo(
             done = event.then(**ended, queue=False, **quiet)
             done.then(**shown, queue=False, **quiet)
             saves.append(done)
+        # Stop ends the turn through its state, not by cancelling the turn's event: a
+        # cancelled event sends nothing more, so an update it had under way could land after
+        # Stop's and leave the page saying "Working…". The turn ends at once and says stopped.
         for trigger in (stop_btn.click, box.stop):
-            stopping = trigger(
-                page.stop, [state], [*outputs, download], cancels=running, queue=False, **quiet
-            )
+            stopping = trigger(page.stop, [state], [*outputs, download], queue=False, **quiet)
             stopped = {"outputs": [download, box], "queue": False, **quiet}
             done = stopping.then(page.stopped, [state], **stopped)
             done.then(**shown, queue=False, **quiet)

@@ -92,10 +92,10 @@ def _read_source(source: Any, max_bytes: int) -> tuple[bytes, str]:
 
 
 def _sizes(size: int, max_bytes: int) -> dict[str, str]:
-    return {"size": _amount(size), "limit": _amount(max_bytes)}
+    return {"size": amount(size), "limit": amount(max_bytes)}
 
 
-def _amount(size: float) -> str:
+def amount(size: float) -> str:
     if size >= 1e6:
         return f"{size / 1e6:.1f}".removesuffix(".0") + " MB"
     return f"{max(1, round(size / 1e3))} kB"

@@ -9,9 +9,34 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
 
 from .images import ImageRef, ImageRejected, ImageStore
 from .prompts import phrase
+from .refusals import refusal
+
+
+class RefusedImage(BaseModel):
+    """An upload that was refused, as data: the reason in English as the store said it, and
+    what a sentence in another language needs (file name, kind, sizes)."""
+
+    name: str = ""
+    kind: str = "unreadable"
+    reason: str
+    facts: dict[str, Any] = Field(default_factory=dict)
+
+    @classmethod
+    def of(cls, error: ImageRejected) -> RefusedImage:
+        return cls(name=error.source, kind=error.kind, reason=str(error), facts=error.facts)
+
+    def sentence(self, language: str) -> str:
+        """Why it was refused, in `language`."""
+        try:
+            return refusal(self.kind, language, name=self.name, **self.facts)
+        except (KeyError, IndexError):  # a kind or fact this version does not know
+            return self.reason
 
 
 def message_problem(
@@ -25,22 +50,37 @@ def message_problem(
     return None
 
 
-async def prepare_images(
-    store: ImageStore, sources: Sequence[str | Path | bytes | ImageRef], language: str = "en"
-) -> tuple[list[ImageRef], list[str]]:
-    """The usable images (each once, in order) and a sentence for each refused one, in
-    `language`."""
+Upload = str | Path | bytes | ImageRef | RefusedImage
+
+
+async def sort_images(
+    store: ImageStore, sources: Sequence[Upload]
+) -> tuple[list[ImageRef], list[RefusedImage]]:
+    """The usable images (each once, in order) and the refused ones. An upload refused
+    before (by the page) passes through as it is, so the turn can still say so."""
     refs: list[ImageRef] = []
-    refused: list[str] = []
+    refused: list[RefusedImage] = []
     for source in sources:
+        if isinstance(source, RefusedImage):
+            refused.append(source)
+            continue
         try:
             ref = await _ref(store, source)
         except ImageRejected as exc:
-            refused.append(exc.said(language))
+            refused.append(RefusedImage.of(exc))
             continue
         if all(r.id != ref.id for r in refs):
             refs.append(ref)
     return refs, refused
+
+
+async def prepare_images(
+    store: ImageStore, sources: Sequence[Upload], language: str = "en"
+) -> tuple[list[ImageRef], list[str]]:
+    """The usable images (each once, in order) and a sentence for each refused one, in
+    `language`."""
+    refs, refused = await sort_images(store, sources)
+    return refs, [r.sentence(language) for r in refused]
 
 
 async def _ref(store: ImageStore, source: str | Path | bytes | ImageRef) -> ImageRef:

@@ -442,6 +442,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "characters are accepted. Please shorten it and send it again.",
         "too_many_images": "This message has {count} images; up to {limit} can be sent at "
         "once. Please send fewer, or spread them over several messages.",
+        "refused_note": "[Not received, refused before the model saw it: {reasons}]",
         "and": " and ",
     },
     "zh": {
@@ -452,6 +453,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "too_many_questions": "我仍然缺少{fields}，这个任务先放下了。准备好后请把完整的请求再告诉我。",
         "too_long": "这条消息有 {length} 个字符，最多可发送 {limit} 个字符。请缩短后再发送。",
         "too_many_images": "这条消息附带了 {count} 张图片，一次最多 {limit} 张。请减少图片，或分几条消息发送。",
+        "refused_note": "[未收到，在模型看到之前已被拒绝：{reasons}]",
         "and": "和",
     },
 }

@@ -33,7 +33,6 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Sequence
-from pathlib import Path
 from typing import Any
 
 from tools.base import Tool
@@ -47,7 +46,8 @@ from .events import (
     Event,
     NoticeEvent,
 )
-from .images import ImageRef, ImageStore
+from .images import ImageStore
+from .intake import Upload
 from .models.base import ChatModel, ModelError
 from .session import Session
 from .style import make_style
@@ -134,21 +134,24 @@ class Agent:
     def run(
         self,
         text: str,
-        images: Sequence[str | Path | bytes | ImageRef] = (),
+        images: Sequence[Upload] = (),
         session: Session | None = None,
         *,
         decision: _approval.ApprovalDecision | None = None,
+        stop: asyncio.Event | None = None,
     ) -> AsyncIterator[Event]:
         """Run one turn: an async iterator of events whose last is `answer`, `ask_user`,
         `approval` or `error`. Closing it (or cancelling its consumer) stops the model stream
-        and the tool. `decision` decides the call waiting for approval (`agent.approval`); a
-        message typed instead may decide it too ("yes", "no")."""
+        and the tool; so does setting `stop`, at once, even while the consumer waits for the
+        next event (the iterator then ends without a last event). `decision` decides the call
+        waiting for approval (`agent.approval`); a message typed instead may decide it too
+        ("yes", "no")."""
         session = session if session is not None else self.new_session()
         if decision is not None and not (text or "").strip():
             text = _approval.decision_text(decision, self.language)
         turn = _Turn(self, text or "", session)
         turn.decision = decision
-        return turn.run(images)
+        return turn.run(images, stop)
 
     def new_session(self) -> Session:
         """A conversation whose image store follows this agent's settings."""
@@ -165,9 +168,11 @@ class _Turn(TurnState):
 
     decision: _approval.ApprovalDecision | None = None
 
-    async def run(self, images: Sequence[str | Path | bytes | ImageRef]) -> AsyncIterator[Event]:
+    async def run(
+        self, images: Sequence[Upload], stop: asyncio.Event | None = None
+    ) -> AsyncIterator[Event]:
         body = asyncio.ensure_future(self._body(images))
-        watchdog = asyncio.ensure_future(self._watch_consumer(body))
+        watchdog = asyncio.ensure_future(self._watch_consumer(body, stop))
         queue = self.queue
         try:
             while True:
@@ -185,18 +190,25 @@ class _Turn(TurnState):
                 with contextlib.suppress(asyncio.CancelledError):
                     await body
 
-    async def _watch_consumer(self, body: asyncio.Future[None]) -> None:
+    async def _watch_consumer(
+        self, body: asyncio.Future[None], stop: asyncio.Event | None = None
+    ) -> None:
         """Cancel the turn when nobody takes its events any more (a closed tab, a client that
-        left): a server that stops reading a job's events does not always close its iterator."""
+        left): a server that stops reading a job's events does not always close its iterator.
+        And when `stop` is set: a consumer waiting for a tool's result would only notice a
+        stop of its own when the tool had finished."""
         while not body.done():
-            await asyncio.sleep(min(1.0, CONSUMER_GONE / 2))
+            if await _stopped_within(stop, min(1.0, CONSUMER_GONE / 2)):
+                log.info("turn stopped")
+                body.cancel()
+                return
             since = self.waiting_since
             if since is not None and time.monotonic() - since > CONSUMER_GONE:
                 log.info("turn cancelled: nobody has taken its events for %gs", CONSUMER_GONE)
                 body.cancel()
                 return
 
-    async def _body(self, images: Sequence[str | Path | bytes | ImageRef]) -> None:
+    async def _body(self, images: Sequence[Upload]) -> None:
         try:
             final = await self.intake(images)
             if final is None:
@@ -275,6 +287,17 @@ class _Turn(TurnState):
                 )
                 step_no = self.model_calls + 1
         return await react.step(self, step_no)
+
+
+async def _stopped_within(stop: asyncio.Event | None, seconds: float) -> bool:
+    """Wait `seconds`, or less if `stop` is set meanwhile; whether it is set."""
+    if stop is None:
+        await asyncio.sleep(seconds)
+        return False
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(seconds):
+            await stop.wait()
+    return stop.is_set()
 
 
 def _endpoint(model: Any) -> tuple[str, str]:

@@ -9,7 +9,6 @@ import logging
 import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
-from pathlib import Path
 from typing import Any
 
 from tools.base import Tool
@@ -27,7 +26,7 @@ from .events import (
     RunStartedEvent,
 )
 from .images import ImageRef
-from .intake import message_problem, prepare_images, turn_language
+from .intake import RefusedImage, Upload, message_problem, sort_images, turn_language
 from .mailbox import Mailbox
 from .messages import StepRecord, action_text, model_request
 from .models.base import ModelError, ModelRequest
@@ -55,6 +54,8 @@ class TurnState:
         previous = session.history[-1].language if session.history else None
         self.language = turn_language(self.text[:2000], agent.language, previous)
         self.refs: list[ImageRef] = []
+        # Uploads of this turn that were refused: the reply has to say so.
+        self.refused: list[RefusedImage] = []
         self.steps: list[StepRecord] = []
         self.model_calls = 0
         self.tool_calls = 0
@@ -79,7 +80,7 @@ class TurnState:
         if messages is None:
             context = TurnContext(
                 self.session,
-                self.text,
+                self.text + self.refused_note(),
                 self.refs,
                 self.steps,
                 self.transcript(),
@@ -99,6 +100,7 @@ class TurnState:
             temperature=agent.temperature,
             purpose=purpose,  # type: ignore[arg-type]
         )
+        request.refused_images = [r.sentence(self.language) for r in self.refused]
         # A hosted model's retries show in the trace while they wait.
         request.on_retry = lambda sentence: self.emit(NoticeEvent(message=sentence))
         return request
@@ -143,6 +145,14 @@ class TurnState:
                     error=error,
                 )
             )
+
+    def refused_note(self) -> str:
+        """A line under the person's words saying which uploads never reached the model, so
+        that any model can tell them instead of asking for an image they did send."""
+        if not self.refused:
+            return ""
+        reasons = " ".join(r.sentence(self.language) for r in self.refused)
+        return "\n" + prompts.phrase(self.language, "refused_note", reasons=reasons)
 
     def transcript(self) -> str:
         task = self.session.task
@@ -201,7 +211,7 @@ class TurnState:
                 invalid={"input": "these values took too long to check; use simpler ones"}
             )
 
-    async def intake(self, images: Sequence[str | Path | bytes | ImageRef]) -> Terminal | None:
+    async def intake(self, images: Sequence[Upload]) -> Terminal | None:
         agent = self.agent
         problem = message_problem(
             self.text,
@@ -211,9 +221,12 @@ class TurnState:
             language=self.language,
         )
         if problem is None:
-            self.refs, refused = await prepare_images(self.session.images, images)
-            for sentence in refused:
-                self.emit(NoticeEvent(message=sentence))
+            self.refs, self.refused = await sort_images(self.session.images, images)
+            told = {id(i) for i in images if isinstance(i, RefusedImage)}
+            for refused in self.refused:
+                # One refused by the caller was already shown there.
+                if id(refused) not in told:
+                    self.emit(NoticeEvent(message=refused.sentence(self.language)))
         self.emit(
             RunStartedEvent(
                 run_id=uuid.uuid4().hex[:12],

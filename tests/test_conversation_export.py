@@ -68,7 +68,7 @@ async def test_a_stopped_turn_is_marked_stopped():
     stream = page.chat({"text": "anything"}, None)
     _, _, state, _ = await anext(stream)
     await stream.aclose()
-    page.stop(state)
+    await page.stop(state)
     data, archive = opened(state.trace_file)
     archive.close()
     (turn,) = data["turns"]

@@ -87,7 +87,7 @@ async def test_stop_marks_the_running_turn_stopped_and_offers_its_trace():
     while not state.turns[-1].view.messages[1:]:
         await anext(stream)
     await stream.aclose()  # what Gradio's cancel does to the running turn
-    chat, trace, state, status, download = page.stop(state)
+    chat, trace, state, status, download = await page.stop(state)
     assert chat[-1]["content"] == "Stopped before it finished."
     assert status == "Stopped · fake"  # never "Working…" again
     assert "Stopped" in titles(trace)
@@ -103,7 +103,7 @@ async def test_a_turn_cancelled_without_stop_shows_as_stopped_not_thinking():
     assert chat[-1] == {"role": "assistant", "content": "Stopped before it finished."}
     assert Path(state.trace_file).exists()
     # Stop afterwards changes nothing more.
-    assert page.stop(state)[1] == page_values(state)[1]
+    assert (await page.stop(state))[1] == page_values(state)[1]
 
 
 async def test_clear_forgets_the_conversation_and_the_trace_file():
@@ -154,7 +154,7 @@ def test_take_message_empties_the_input_only_when_the_turn_can_start():
     page = PageHandlers(env=Settings(), tools=[])
     message = {"text": "hello", "files": []}
     box, taken = page.take_message(message, None)
-    assert taken == message
+    assert taken == {**message, "stops": 0}  # no Stop pressed yet
     assert box.value == {"text": "", "files": []} and box.stop_btn is True  # emptied, square on
     too_long = {"text": "x" * (Settings().max_message_chars + 1), "files": []}
     assert page.take_message(too_long, None) == (gr.skip(), too_long)

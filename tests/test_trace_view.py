@@ -180,6 +180,13 @@ def test_stop_marks_running_steps_and_says_so():
     assert view.answer == "Stopped before it finished."
 
 
+def test_a_half_streamed_answer_says_where_it_was_cut():
+    view = TurnView()
+    view.apply(AnswerDelta(text="The sign says OP"))
+    view.stop()
+    assert view.answer == "The sign says OP…\n\nStopped before it finished."
+
+
 def test_chinese_labels():
     view = TurnView(1, "zh")
     view.apply(TaskState(tool="world_clock", missing=["place"]))

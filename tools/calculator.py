@@ -31,6 +31,12 @@ class CalculatorArgs(StrictArgs):
         ),
         min_length=1,
         max_length=MAX_EXPRESSION_CHARS,
+        json_schema_extra={
+            "ask": {
+                "en": "What should I calculate (for example 12*(3+4) or 15% of 80)?",
+                "zh": "要计算什么（例如 12*(3+4) 或 80 的 15%）？",
+            }
+        },
     )
 
 
@@ -100,7 +106,7 @@ class Calculator(Tool):
         r"\d\s*(?:plus|minus|times|divided by|multiplied by)\s*\d",
         r"\d\s*%\s*of\s*\d",
         r"计算",
-        r"算一下",
+        r"(?<!换)算一下",  # not "换算一下", which is a unit conversion
         r"平方根",
         r"百分之",
         r"\d\s*(?:加|减|乘以|乘|除以)\s*\d",
@@ -108,6 +114,9 @@ class Calculator(Tool):
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
         expression = find_expression(text)
+        # A number alone ("算一下5英里") has nothing to compute: "5 = 5" answers nobody.
+        if expression and re.fullmatch(r"[-+]?\(*\s*[\d.,]+\s*\)*%?", expression):
+            return {}
         return {"expression": expression} if expression else {}
 
     def run(self, args: CalculatorArgs, ctx: ToolContext) -> ToolResult:

@@ -209,10 +209,8 @@ def read_unit(text: str) -> tuple[str, int] | None:
     parts = [p for p in words.groups() if p]
     # Try "miles per hour", then "nautical miles", then "miles".
     for count in range(len(parts), 0, -1):
-        candidate = " ".join(parts[:count])
-        try:
-            resolve_unit(candidate)
-        except ToolInputError:
+        candidate = _spelled_unit(" ".join(parts[:count]))
+        if candidate is None:
             continue
         end = text_stripped.find(parts[count - 1]) + len(parts[count - 1])
         return candidate, offset + end
@@ -248,6 +246,9 @@ _COMMON_UNITS = (
 )
 
 
+_CHINESE_UNITS = "|".join(map(re.escape, _CHINESE_ALIASES))
+
+
 class ConvertUnits(Tool):
     name = "convert_units"
     quick = True
@@ -268,6 +269,13 @@ class ConvertUnits(Tool):
         _CHINESE_QUESTION,
         r"(?:摄氏|华氏)",
         r"单位转换",
+        # A quantity alone ("5 miles", "5英里", "5 miles in"): the target unit is asked for.
+        r"^\W*-?\d+(?:[.,]\d+)?\s*(?:" + _COMMON_UNITS + "|" + _CHINESE_UNITS + r")\s*"
+        r"(?:\b(?:in|to|into)\b)?\W*$",
+        r"\bhow (?:many|much)\b\D{0,40}\d\s*" + _COMMON_UNITS,
+        # "算一下5英里", "calculate 5 miles": a quantity to work out is a conversion.
+        r"算\D{0,6}\d+(?:\.\d+)?\s*(?:" + _CHINESE_UNITS + ")",
+        r"\bcalculat\w*\s+-?\d+(?:\.\d+)?\s*" + _COMMON_UNITS,
     )
 
     def warm_up(self) -> None:

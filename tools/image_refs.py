@@ -203,3 +203,31 @@ def names_an_image(text: str) -> bool:
     """Whether `text` points at an image by id, position or pointer word."""
     lowered = normalise(text).lower()
     return bool(_ID.search(lowered) or _position(lowered) or _POINTER.search(lowered))
+
+
+_COUNT = r"(two|three|four|five|six|seven|eight|nine|ten|\d{1,2})"
+_EVERY = re.compile(
+    # "all three images", "both pictures", "each photo", "every image", "all of them"
+    rf"\b(?:all|both|each|every)(?:\s+(?:of\s+)?(?:the|these|those|my|them|of\s+them))*"
+    rf"(?:\s+{_COUNT})?(?:\s+{_NOUN}|(?<=them)\b|(?<=all)\s+{_COUNT}\b)"
+    rf"|\b(?:the|these|those|my)\s+{_COUNT}\s+{_NOUN}|\bthem all\b"
+    # 所有图片, 全部照片, 每张, 这三张, 两张图
+    rf"|所有|全部|每一?(?:张|幅|个{_CN_NOUN})|(?<![第数])\s*{_CN_NUMBER}\s*(?:张|幅)"
+)
+_BOTH = re.compile(r"\bboth\b")
+
+
+def every_image(text: str, image_ids: Sequence[str]) -> list[str]:
+    """The images a request about all of them means, in the order they were sent: this turn's
+    uploads, else every upload; with a count ("both", "the three images", "两张") the last
+    that many. Empty when the request is about one image, or fewer than two are there."""
+    ids = as_image_ids(image_ids)
+    lowered = normalise(text).lower()
+    match = _EVERY.search(lowered)
+    if match is None:
+        return []
+    pool = ids.turn_uploads if len(ids.turn_uploads) > 1 else ids.uploads
+    words = [w for w in match.groups() if w]
+    count = 2 if _BOTH.search(match.group(0)) else (_number(words[0]) if words else 0)
+    chosen = list(pool[-count:]) if count else list(pool)
+    return chosen if len(chosen) > 1 else []

@@ -13,6 +13,7 @@ unsure of, is the letter it looks like (BEF0RE -> BEFORE); numbers and codes sta
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -102,7 +103,7 @@ def tidy_line(
     sure: list[float] = []
     for i, (ch, confidence) in enumerate(zip(chars, confidences, strict=True)):
         left = chars[i - 1] if i else ""
-        if left.isalnum() and ch.isalnum() and not is_cjk(left) and not is_cjk(ch):
+        if _spaceable(left, ch):
             width = gaps.widest_between(centres[i - 1], centres[i])
             measures = (
                 width / gaps.height,
@@ -117,6 +118,21 @@ def tidy_line(
         spaced.append(ch)
         sure.append(confidence)
     return prefer_letters(spaced, sure)
+
+
+# A dash between two times or words ("9:00 - 18:00") is spaced as the ink shows, like a word.
+_DASHES = "-–—~"
+
+
+def _latin(ch: str) -> bool:
+    return ch.isalnum() and not is_cjk(ch)
+
+
+def _spaceable(left: str, right: str) -> bool:
+    """Whether a word space may have been dropped between these two characters."""
+    if _latin(left) and _latin(right):
+        return True
+    return (_latin(left) and right in _DASHES) or (left in _DASHES and _latin(right))
 
 
 def prefer_letters(chars: Sequence[str], confidences: Sequence[float]) -> str:
@@ -141,3 +157,51 @@ def prefer_letters(chars: Sequence[str], confidences: Sequence[float]) -> str:
                     out[i] = (_AS_LOWER_LETTER if lower else _AS_LETTER).get(chars[i], chars[i])
         start = end + 1
     return "".join(out)
+
+
+def trim_overlaps(found: Sequence[Any]) -> list[Any]:
+    """The engine's findings (polygon, text, score, and possibly character boxes, characters
+    and confidences), with the characters each box read from its neighbour's ink taken out.
+
+    The detector pads its boxes, so two boxes on one line may overlap; the recogniser then reads
+    the overlap twice, and the left box ends in a stray letter made of the first stroke of the
+    right box's first character ("OPEN" + "9:00" read as "OPENS" + "9:00"). A character of the
+    left box whose centre lies inside the right box belongs to the right one."""
+    items = [list(item) for item in found]
+    for left in items:
+        for right in items:
+            if left is right or len(left) != 6 or not _same_line(left[0], right[0]):
+                continue
+            left_x0, left_x1 = _x_span(left[0])
+            right_x0, right_x1 = _x_span(right[0])
+            if not (left_x0 < right_x0 < left_x1 < right_x1):
+                continue
+            boxes, chars, confidences = left[3], left[4], left[5]
+            if len(boxes) != len(chars) or len(confidences) != len(chars):
+                continue
+            keep = [i for i, box in enumerate(boxes) if _centre(box) < right_x0]
+            if not keep or len(keep) == len(chars):
+                continue
+            while keep and chars[keep[-1]].isspace():
+                keep.pop()
+            left[3] = [boxes[i] for i in keep]
+            left[4] = [chars[i] for i in keep]
+            left[5] = [confidences[i] for i in keep]
+            left[1] = "".join(left[4])
+    return [tuple(item) for item in items]
+
+
+def _x_span(polygon: Any) -> tuple[float, float]:
+    xs = [float(x) for x, _ in polygon]
+    return min(xs), max(xs)
+
+
+def _centre(box: Any) -> float:
+    return sum(float(x) for x, _ in box) / len(box)
+
+
+def _same_line(a: Any, b: Any) -> bool:
+    """Whether two boxes share a text line: each one's vertical middle is inside the other."""
+    a_ys, b_ys = [float(y) for _, y in a], [float(y) for _, y in b]
+    a_mid, b_mid = (min(a_ys) + max(a_ys)) / 2, (min(b_ys) + max(b_ys)) / 2
+    return min(b_ys) < a_mid < max(b_ys) and min(a_ys) < b_mid < max(a_ys)

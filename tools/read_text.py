@@ -22,7 +22,7 @@ from tools.base import (
     language_of,
 )
 from tools.ocr_pool import EngineSpec, EngineUnavailable, OcrPool, WorkerLost, WorkersBusy
-from tools.ocr_words import Gaps, is_cjk, tidy_line
+from tools.ocr_words import Gaps, is_cjk, tidy_line, trim_overlaps
 
 log = logging.getLogger(__name__)
 
@@ -233,7 +233,7 @@ def recognise(
         )
     gray = np.asarray(prepared.convert("L"))
     pieces = []
-    for polygon, text, score, *detail in found or []:
+    for polygon, text, score, *detail in trim_overlaps(found or []):
         text = _words(gray, polygon, str(text), detail).strip()
         if not text or float(score) < min_confidence:
             continue

@@ -19,7 +19,7 @@ import gradio as gr
 from agent.config import ModelNotConfigured, Settings
 from agent.events import AnswerDeltaEvent, ModelDeltaEvent, NoticeEvent, ToolProgressEvent
 from agent.images import ImageRef
-from agent.intake import message_problem, prepare_images
+from agent.intake import message_problem, sort_images
 from agent.runner import Agent
 
 from .access import Access
@@ -90,13 +90,21 @@ class PageHandlers:
         )
 
     async def run_turn(
-        self, state: PageState, text: str, files: Sequence[str | ImageRef], **how: Any
+        self,
+        state: PageState,
+        text: str,
+        files: Sequence[str | ImageRef],
+        stops: int | None = None,
+        **how: Any,
     ) -> AsyncIterator[tuple]:
-        """One turn. `how` may hold `approval`, a policy for the turn (`/ask`), and `decision`,
-        an `ApprovalDecision` on the call waiting for approval (`ui.approval_panel`)."""
+        """One turn. `stops` is how many times Stop had been pressed when the message was
+        sent (the page counts from when it took the message): a press after that ends it.
+        `how` may hold `approval`, a policy for the turn (`/ask`), and `decision`, an
+        `ApprovalDecision` on the call waiting for approval (`ui.approval_panel`)."""
+        stops = state.stops if stops is None else stops
         await self._check(state, text, files)
         state.running += 1
-        turn = self._start_turn(state, text, files, how)
+        turn = self._start_turn(state, text, files, stops, how)
         try:
             async with contextlib.aclosing(turn) as updates:
                 async for update in updates:
@@ -117,12 +125,18 @@ class PageHandlers:
             raise gr.Error(problem, print_exception=False)
 
     async def _start_turn(
-        self, state: PageState, text: str, files: Sequence[str | ImageRef], how: dict[str, Any]
+        self,
+        state: PageState,
+        text: str,
+        files: Sequence[str | ImageRef],
+        stops: int,
+        how: dict[str, Any],
     ) -> AsyncIterator[tuple]:
         prefs = state.prefs
         # Uploads the agent can use (prepared off the event loop), and one sentence for each
         # it cannot; uploads keep their file name for that.
-        good, refused = await prepare_images(state.session.images, files, prefs.language)
+        good, refused_images = await sort_images(state.session.images, files)
+        refused = [r.sentence(prefs.language) for r in refused_images]
         if not text.strip() and not good:
             # Nothing to send: the one message says why, once.
             if refused:
@@ -140,6 +154,8 @@ class PageHandlers:
             approval_before=session.approval.model_copy(deep=True) if session.approval else None,
             history_len=len(session.history),
             decision=how.get("decision"),
+            history_last=session.history[-1] if session.history else None,
+            stops=stops,
         )
         for sentence in refused:
             notice = NoticeEvent(message=sentence)
@@ -148,6 +164,12 @@ class PageHandlers:
         state.turns.append(record)
         del state.turns[: -self.env.max_history_turns]
         try:
+            if state.stops != stops:
+                # Stop was pressed before the turn got here (while its message was taken, or
+                # its images prepared): it ends before it starts.
+                state.stop_turn(record)
+                yield page_values(state)
+                return
             yield page_values(state)
             try:
                 model = self.model_for(state)
@@ -157,7 +179,9 @@ class PageHandlers:
                 yield page_values(state)
                 return
             agent = self.agent_for(prefs, model, how.get("approval"))
-            run_agent = self._run_agent(state, record, agent, good, how.get("decision"))
+            # The refused ones go along so that the reply can say what became of them.
+            uploads = [*good, *refused_images]
+            run_agent = self._run_agent(state, record, agent, uploads, how.get("decision"))
             async with contextlib.aclosing(run_agent) as run:
                 async for update in run:
                     yield update
@@ -165,7 +189,7 @@ class PageHandlers:
             # A turn cancelled from outside (Stop, a client's cancel, a client gone) shows as
             # stopped when the conversation goes on, never as still thinking.
             if any(r is record for r in state.turns):
-                self._stopped(state, record)
+                state.stop_turn(record)
 
     def agent_for(self, prefs: Prefs, model: Any, approval: str | None = None) -> Agent:
         """The agent a session's settings ask for; the page and the MCP endpoints share it.
@@ -188,13 +212,18 @@ class PageHandlers:
         state: PageState,
         record: TurnRecord,
         agent: Agent,
-        images: list[ImageRef],
+        images: list[Any],
         decided: Any = None,  # an ApprovalDecision
     ) -> AsyncIterator[tuple]:
         shown = 0.0
-        run = agent.run(record.text, images, state.session, decision=decided)
+        run = agent.run(record.text, images, state.session, decision=decided, stop=record.stop)
         async with contextlib.aclosing(run) as events:
             async for event in events:
+                if state.stops != record.stops:
+                    # Stopped: whatever the turn did since is not shown, and leaving the loop
+                    # closes the run, which cancels the model call or the tool, even when the
+                    # cancel of the page's event comes late or never.
+                    break
                 event = self.access.screen(event, state.prefs)
                 record.events.append(event)
                 record.view.apply(event)
@@ -209,16 +238,6 @@ class PageHandlers:
                 shown = now
                 yield page_values(state)
 
-    @staticmethod
-    def _stopped(state: PageState, record: TurnRecord) -> None:
-        if record.view.done:
-            return
-        record.view.stop()
-        # The cancelled turn left no history; its task starts over from before it.
-        state.session.task = record.task_before
-        state.session.approval = record.approval_before
-        state.write_trace(record)
-
     async def chat(
         self, message: dict | None, state: PageState | None, approval: str | None = None
     ) -> AsyncIterator[tuple]:
@@ -226,7 +245,9 @@ class PageHandlers:
         message = message or {}
         text = str(message.get("text") or "")
         files = [_file_path(f) for f in message.get("files") or []]
-        turn = self.run_turn(state, text, files, approval=approval)
+        stops = message.get("stops")
+        stops = stops if isinstance(stops, int) else None
+        turn = self.run_turn(state, text, files, stops, approval=approval)
         # Each relay closes what it relays, so a cancel reaches the turn at once.
         async with contextlib.aclosing(turn) as updates:
             async for update in updates:
@@ -271,10 +292,13 @@ class PageHandlers:
         async for update in _on_page(turn, state):
             yield update
 
-    def stop(self, state: PageState | None) -> tuple:
+    async def stop(self, state: PageState | None) -> tuple:
+        """Stop the running turn, or the one whose message is on its way. Async, so that it
+        runs on the event loop between the turn's steps, never beside them in a thread."""
         state = self.use(state, tell=False)
+        state.stops += 1
         if state.turns:
-            self._stopped(state, state.turns[-1])
+            state.stop_turn(state.turns[-1])
         return (*page_values(state), self.download_update(state))
 
     def clear(self, state: PageState | None) -> tuple:
@@ -323,8 +347,16 @@ class PageHandlers:
                 self.make_model(state.prefs if state else self.prefs0)
         except ModelNotConfigured:
             return gr.skip(), message
-        # The input empties, and its stop square shows while the turn runs.
-        return self.stop_square(True, value=None), message
+        # The input empties, and its stop square shows while the turn runs. The message
+        # carries the count of Stop presses so far: one pressed before its turn starts ends it.
+        stops = state.stops if state is not None else 0
+        return self.stop_square(True, value=None), {**(message or {}), "stops": stops}
+
+    def take(self, message: dict | None, state: PageState | None) -> tuple:
+        """`take_message`, and the conversation's state, made here for its first message: a
+        Stop pressed before the turn's first update then reaches the same conversation."""
+        state = state if state is not None else self.new_state()
+        return (*self.take_message(message, state), state)
 
     def tell_held(self, message: dict | None, state: PageState | None) -> None:
         """Say why a message was held back (a toast needs a queued event, which the taking

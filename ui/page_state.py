@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import functools
 import shutil
@@ -107,6 +108,14 @@ class TurnRecord:
     # Ids of images the turn came with that a restored conversation no longer has on disk.
     gone: list[str] = field(default_factory=list)
     decision: Any = None  # the ApprovalDecision this turn was run with, for a retry
+    # The conversation's last remembered turn before this one: a stopped turn's own entry, if
+    # the agent got as far as remembering it, is what comes after.
+    history_last: Any = None
+    # How many times Stop had been pressed in this conversation when the message was sent: a
+    # Stop pressed after that is meant for this turn, however early.
+    stops: int = 0
+    # Set by Stop: the agent's run ends at once, even in the middle of a tool call.
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 class PageState:
@@ -131,6 +140,8 @@ class PageState:
         # For the idle sweep (ui.sweeper): when a handler last used this, and turns running.
         self.last_used = time.monotonic()
         self.running = 0
+        # Times Stop was pressed; a turn sent before the latest press ends as stopped.
+        self.stops = 0
         # Set when the sweep closed this conversation, until the person is told.
         self.expired = False
         # The call the approval panel shows, so a decision that did not fit keeps the edit.
@@ -213,6 +224,23 @@ class PageState:
         if self._dir is not None:
             shutil.rmtree(self._dir, ignore_errors=True)
             self._dir = None
+
+    def stop_turn(self, record: TurnRecord) -> None:
+        """Mark the turn stopped, unless it finished first. Called by Stop and again when the
+        turn's run ends: the agent may have remembered the turn in between."""
+        if record.view.final is not None:
+            return
+        record.stop.set()
+        if not record.view.stopped:
+            record.view.stop()
+            self.write_trace(record)
+        # A stopped turn leaves no history; its task starts over from before it.
+        session = self.session
+        session.task = record.task_before
+        session.approval = record.approval_before
+        history = session.history
+        while history and history[-1] is not record.history_last:
+            history.pop()
 
     def write_trace(self, record: TurnRecord) -> str:
         """The download after `record` ended: the whole conversation as a zip (the format is

@@ -99,6 +99,8 @@ class TurnView:
     def apply(self, event: Event) -> None:
         """Change the view for one event. The match names every event class, so a new one
         fails here (and in the type checker) until it is given a place on the page."""
+        if self.stopped:
+            return  # what a stopped turn still did on its way out is not shown as done
         w = self.words
         match event:
             case RunStartedEvent():
@@ -210,8 +212,8 @@ class TurnView:
         turn = self._by_id[self.turn_id]
         turn["metadata"]["log"] = w["stopped"]
         self._add(self._next("stopped"), w["stopped"], w["stopped_text"], status="done")
-        if not self.answer:
-            self.answer = w["stopped_text"]
+        # A half-streamed answer says where it was cut, so it is not read as the whole.
+        self.answer = f"{self.answer}…\n\n{w['stopped_text']}" if self.answer else w["stopped_text"]
 
     @property
     def done(self) -> bool:

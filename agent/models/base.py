@@ -80,6 +80,8 @@ class ModelRequest(BaseModel):
     results: list[StepHint] = Field(default_factory=list)
     pending_tool: str | None = None
     known: dict[str, Any] = Field(default_factory=dict)
+    # Why each upload of this turn was refused, in the turn's language.
+    refused_images: list[str] = Field(default_factory=list)
     language: str = "en"
     style: str = "react"
     # Native tool calling: the endpoint's `tools` parameter (OpenAI function specs). None means

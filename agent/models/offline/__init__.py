@@ -16,13 +16,19 @@ import re
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from tools.image_refs import ImageChoice, content_of, names_an_image, resolve_image
+from tools.image_refs import (
+    ImageChoice,
+    content_of,
+    every_image,
+    names_an_image,
+    resolve_image,
+)
 
 from ...offload import Overdue, run_quick
 from ...prompts import CONTROL_ACTIONS
 from ..base import ModelError, ModelRequest
 from . import answers, conversation
-from .plans import Call, Job, Plan, drive, extract, help_plan, tool_plan
+from .plans import Call, Job, Plan, drive, each_plan, extract, help_plan, tool_plan
 from .words import image_count, listing, position_words, words_for
 
 NAME = "offline demo model"
@@ -85,27 +91,33 @@ class OfflineModel:
     def reply(self, request: ModelRequest) -> str:
         words = words_for(request.language)
         if request.purpose == "final":
-            return _final_text(request, words)
+            text = _final_text(request, words)
+            if request.refused_images:
+                note = words["refused_note"].format(reasons=" ".join(request.refused_images))
+                text = f"{text}\n\n{note}"
+            return text
         seen = conversation.read(request)
         decided = _decide(request, seen, words)
         if request.observations:
             last = request.observations[-1]
             if _no_tool(request):
                 sorry = words["sorry_image"] if seen.turn_uploads else words["sorry"]
-                return f"Thought: {words['no_tool']}\nAnswer: {sorry}"
+                return _with_refusals(request, f"Thought: {words['no_tool']}\nAnswer: {sorry}")
             if _failed(request):
                 failed = words["answer_failed"].format(observation=last)
-                return f"Thought: {words['failed']}\nAnswer: {failed}"
+                return _with_refusals(request, f"Thought: {words['failed']}\nAnswer: {failed}")
             step = drive(decided, seen.done) if not isinstance(decided, str) else None
             if step is None:
-                return f"Thought: {words['done']}\nAnswer: {last}"
+                return _with_refusals(request, f"Thought: {words['done']}\nAnswer: {last}")
         else:
             step = decided if isinstance(decided, str) else drive(decided, [])
         if isinstance(step, Call):
             return _action(request, step.thought, step.tool, step.args)
         if step is None or step.startswith("Thought:"):
-            return step or f"Thought: {words['done']}\nAnswer: {words['sorry']}"
-        return f"Thought: {words['done']}\nAnswer: {step}"
+            return _with_refusals(
+                request, step or f"Thought: {words['done']}\nAnswer: {words['sorry']}"
+            )
+        return _with_refusals(request, f"Thought: {words['done']}\nAnswer: {step}")
 
 
 def _decide(request: ModelRequest, seen: conversation.Seen, words: dict[str, str]) -> str | Plan:
@@ -119,7 +131,7 @@ def _decide(request: ModelRequest, seen: conversation.Seen, words: dict[str, str
     if request.pending_tool and _CANCEL.search(question):
         return f"Thought: {words['cancel_thought']}\nAnswer: {words['cancel']}"
     ids = seen.image_ids()
-    ranked = rank_tools(question, request.tools, bool(ids))
+    ranked = _fillable_first(rank_tools(question, request.tools, bool(ids)), question, ids)
     pending = tools.get(request.pending_tool or "")
     if pending is not None and (not ranked or ranked[0] is pending):
         found = extract(pending, question, ids, request.known)
@@ -139,7 +151,22 @@ def _decide(request: ModelRequest, seen: conversation.Seen, words: dict[str, str
         images = ", ".join(named or gone)
         return f"Thought: {words['gone_thought']}\nAnswer: {words['gone'].format(images=images)}"
     choice = resolve_image(question, ids)
+    if request.refused_images and not seen.turn_uploads and choice.way not in ("id", "position"):
+        # What the person sent never arrived: say so, rather than answer about an older image
+        # or ask them to attach what they just attached.
+        wants_image = any(getattr(t, "uses_images", False) for t in ranked[:1]) or (
+            not ranked
+            and (_ABOUT_IMAGE.search(question) or content_of(question) or names_an_image(question))
+        )
+        if wants_image or (not ranked and rank_tools(question, request.tools, True)):
+            refused = words["refused"].format(reasons=" ".join(request.refused_images))
+            return f"Thought: {words['refused_thought']}\nAnswer: {refused}"
     job = Job(task, tools, ranked, ids, choice, request.language)
+    every = every_image(task, ids)
+    if every and ranked and getattr(ranked[0], "uses_images", False):
+        return each_plan(job, ranked[0], every)
+    if every and not ranked and "read_text" in tools:
+        return each_plan(job, tools["read_text"], every)
     if ranked:
         if getattr(ranked[0], "uses_images", False) and choice.image_id is None:
             return _no_such_image(choice, ids, request.language)
@@ -161,6 +188,29 @@ def _decide(request: ModelRequest, seen: conversation.Seen, words: dict[str, str
             request, words["vague"], "ASK_USER_FOR_INTENT", {"question": words["intent"]}
         )
     return _action(request, words["no_tool"], "TOOL_OTHER", {"intent": question})
+
+
+def _with_refusals(request: ModelRequest, reply: str) -> str:
+    """An answer that also says which uploads of this turn were refused, unless it already
+    is about them."""
+    words = words_for(request.language)
+    if not request.refused_images or "\nAnswer:" not in reply:
+        return reply
+    if reply.startswith(f"Thought: {words['refused_thought']}"):
+        return reply
+    note = words["refused_note"].format(reasons=" ".join(request.refused_images))
+    return f"{reply}\n\n{note}"
+
+
+def _fillable_first(ranked: list[Any], question: str, ids: Any) -> list[Any]:
+    """Of two tools the words name equally, the one that finds its arguments in them: "算一下
+    5英里" is a conversion with a unit to ask for, not a calculation of nothing."""
+    if len(ranked) < 2 or getattr(ranked[0], "uses_images", False):
+        return ranked
+    first, second = ranked[0], ranked[1]
+    if not extract(first, question, ids, {}) and extract(second, question, ids, {}):
+        return [second, first, *ranked[2:]]
+    return ranked
 
 
 def _no_tool(request: ModelRequest) -> bool:

@@ -23,6 +23,8 @@ from .words import CONTENT, listing, words_for
 # default budget of eight calls.
 MAX_LOOKS = 4
 MAX_CHAINED_TOOLS = 2
+# "Read all the images": one call each, and the answer, within the default budget.
+MAX_EACH = 6
 # The tool that tells whether an image shows what the request names.
 PROBES = {
     "code": "scan_code",
@@ -219,4 +221,24 @@ def help_plan(job: Job) -> Plan:
         parts.append(
             answers.which(choice, image, job.language, content_found=False, looked=found.others)
         )
+    return "\n\n".join(parts)
+
+
+def each_plan(job: Job, tool: Any, images: list[str]) -> Plan:
+    """The request is about every image ("read all three", "每张"): the tool once on each, in
+    the order they were sent, and an answer that covers each by its id."""
+    words, parts = job.words, []
+    shown, rest = images[:MAX_EACH], images[MAX_EACH:]
+    for n, image in enumerate(shown, 1):
+        thought = words["each"].format(tool=tool.name, image=image, n=n, count=len(shown))
+        seen = yield Call(tool.name, job.args_for(tool, image), thought)
+        if answers.found_nothing(seen.text):
+            parts.append(answers.nothing(seen.text, [image], job.language))
+            continue
+        said = answers.result(image, seen.text, job.language)
+        # A result that does not name its image yet is headed by it.
+        parts.append(said if image in said else f"{image}:\n{said}")
+    if rest:
+        listed = (listing(shown, job.language), listing(rest, job.language))
+        parts.append(words["each_more"].format(shown=listed[0], rest=listed[1]))
     return "\n\n".join(parts)

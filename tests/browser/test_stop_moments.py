@@ -1,0 +1,154 @@
+"""Stop ends the turn whenever it is pressed: while the model streams, a moment after sending,
+during a tool call, and while the answer streams. Afterwards the status says stopped, the
+answer never shows, and the conversation keeps no trace of the stopped turn in its history.
+
+Real Chromium against the launched app, with a scripted model that streams slowly and a tool
+that takes a while."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from pydantic import Field
+
+import app
+from agent.models import ScriptedModel
+from tests.support.local import CHROMIUM, CHROMIUM_FLAGS, serve
+from tools.base import StrictArgs, Tool, ToolResult
+
+pytestmark = pytest.mark.browser
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+ANSWER = "FINISHED-ANSWER"
+TOOL_SECONDS = 1.5
+
+
+class WaitArgs(StrictArgs):
+    label: str = Field(default="x", description="Anything.")
+
+
+class SlowWait(Tool):
+    name = "slow_wait"
+    description = "Wait a moment, then say done."
+    Args = WaitArgs
+
+    def run(self, args, ctx):
+        ends = time.monotonic() + TOOL_SECONDS
+        while time.monotonic() < ends and not ctx.cancelled:
+            time.sleep(0.02)
+        return ToolResult(text="waited")
+
+
+def replies() -> list[str]:
+    return [
+        "Thought: I will wait a moment first.\nAction: slow_wait\nAction Input: {}",
+        f"Thought: The wait is over.\nAnswer: {ANSWER} and a few more words to stream out.",
+    ]
+
+
+@pytest.fixture(scope="module")
+def url():
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Chromium is not installed")
+    made = []
+
+    def factory(prefs):
+        # About 0.5 s of streaming before the tool, 1.5 s of tool, 0.7 s of answer.
+        model = ScriptedModel(replies(), delay=0.05, chunk_size=4, name="slow")
+        made.append(model)
+        return model
+
+    demo = app.build_demo(model_factory=factory, tools=[SlowWait()])
+    try:
+        yield serve(demo, **app.launch_options())
+    finally:
+        demo.close()
+
+
+@pytest.fixture(scope="module")
+def browser(url):
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def open_page(browser, url, locale="en-US"):
+    context = browser.new_context(locale=locale, viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    page.goto(url)
+    page.wait_for_selector("#input textarea")
+    return page
+
+
+def send(page, text: str) -> float:
+    page.fill("#input textarea", text)
+    page.press("#input textarea", "Enter")
+    return time.monotonic()
+
+
+def stays_stopped(page, stopped: str, stopped_text: str) -> None:
+    status = page.locator("#run-status")
+    sync_api.expect(status).to_contain_text(stopped, timeout=5_000)
+    # Longer than the rest of the turn would have taken: it must not finish after all.
+    time.sleep(3.5)
+    sync_api.expect(status).to_contain_text(stopped)
+    chat = page.locator("#chat")
+    sync_api.expect(chat).to_contain_text(stopped_text)
+    assert ANSWER not in chat.inner_text()
+    assert ANSWER not in page.locator("#trace").inner_text()
+    sync_api.expect(page.locator("#input button.stop-button")).to_be_hidden()
+
+
+def press(page, how: str) -> None:
+    if how == "button":
+        page.click("#stop")
+    else:
+        page.locator("#input button.stop-button").click()
+
+
+@pytest.mark.parametrize("how", ["button", "square"])
+@pytest.mark.parametrize("after", [0.2, 0.6, 1.5, 2.3])
+def test_stop_after_a_while_always_ends_the_turn(browser, url, after, how):
+    page = open_page(browser, url)
+    try:
+        sent = send(page, "wait for me")
+        if how == "square":
+            page.locator("#input button.stop-button").wait_for(state="visible")
+        time.sleep(max(0.0, after - (time.monotonic() - sent)))
+        press(page, how)
+        stays_stopped(page, "Stopped", "Stopped before it finished")
+    finally:
+        page.context.close()
+
+
+def test_stop_during_the_tool_call_ends_the_turn_and_the_next_one_runs(browser, url):
+    page = open_page(browser, url)
+    try:
+        send(page, "wait for me")
+        page.locator("#trace").get_by_text("Tool: slow_wait").wait_for()
+        press(page, "button")
+        stays_stopped(page, "Stopped", "Stopped before it finished")
+        send(page, "again, to the end this time")
+        sync_api.expect(page.locator("#chat")).to_contain_text(ANSWER, timeout=15_000)
+        sync_api.expect(page.locator("#run-status")).to_contain_text("model call")
+    finally:
+        page.context.close()
+
+
+@pytest.mark.parametrize("after", [0.2, 1.5])
+def test_stop_in_a_chinese_browser_says_so_in_chinese(browser, url, after):
+    page = open_page(browser, url, locale="zh-CN")
+    try:
+        sent = send(page, "等我一下")
+        time.sleep(max(0.0, after - (time.monotonic() - sent)))
+        press(page, "button")
+        stays_stopped(page, "已停止", "在完成前被停止")
+    finally:
+        page.context.close()

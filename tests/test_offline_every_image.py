@@ -1,0 +1,102 @@
+""" "Read all three images", "both", "每张": the offline agent calls a one-image tool once per
+image, in the order they were sent, and the answer covers each image by its id. Real images
+through the whole agent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import segno
+from conftest import collect
+
+from agent import Agent, Session
+from agent.models import OfflineModel
+from tools import default_tools
+from tools.image_refs import ImageIds, every_image
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
+SIGN, LABEL, RECEIPT = EXAMPLES / "sign.png", EXAMPLES / "label.png", EXAMPLES / "receipt.png"
+WORDS = {"img_1": "CITY LIBRARY", "img_2": "MOUNTAIN TEA", "img_3": "CORNER CAFE"}
+
+
+@pytest.fixture(scope="module")
+def tools():
+    return default_tools()
+
+
+async def turn(tools, text, images, language="en", session=None):
+    agent = Agent(OfflineModel(), tools, language=language)
+    events = await collect(agent, text, images, session or Session())
+    calls = [(e.tool, e.arguments.get("image_id")) for e in events if e.type == "tool_call"]
+    return events[-1], calls
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("read all three images", "en"),
+        ("READ ALL 3 IMAGES!!!", "en"),
+        ("what do each of the pictures say?", "en"),
+        ("read every image please", "en"),
+        ("read them all", "en"),
+        ("读一下这三张图片", "zh"),
+        ("所有图片上写了什么", "zh"),
+        ("每张图都读一下", "zh"),
+    ],
+)
+async def test_three_images_are_each_read_in_order(tools, text, language):
+    answer, calls = await turn(tools, text, [SIGN, LABEL, RECEIPT], language)
+    assert calls == [("read_text", "img_1"), ("read_text", "img_2"), ("read_text", "img_3")]
+    for image, words in WORDS.items():
+        assert image in answer.text and words in answer.text
+    assert answer.text.index("img_1") < answer.text.index("img_2") < answer.text.index("img_3")
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [("read both images", "en"), ("read the two pictures", "en"), ("这两张图片写了什么", "zh")],
+)
+async def test_two_images_are_each_read(tools, text, language):
+    answer, calls = await turn(tools, text, [SIGN, LABEL], language)
+    assert calls == [("read_text", "img_1"), ("read_text", "img_2")]
+    assert "CITY LIBRARY" in answer.text and "MOUNTAIN TEA" in answer.text
+
+
+async def test_both_of_three_means_the_last_two(tools):
+    _answer, calls = await turn(tools, "read both images", [SIGN, LABEL, RECEIPT])
+    assert calls == [("read_text", "img_2"), ("read_text", "img_3")]
+
+
+async def test_a_named_tool_runs_on_each_image_and_says_where_it_found_nothing(tools, tmp_path):
+    qr = tmp_path / "qr.png"
+    segno.make("https://example.org/menu", error="m").save(qr, scale=8)
+    answer, calls = await turn(tools, "scan both images for a QR code", [SIGN, qr])
+    assert calls == [("scan_code", "img_1"), ("scan_code", "img_2")]
+    assert "img_1" in answer.text and "https://example.org/menu" in answer.text
+    answer, calls = await turn(tools, "扫描每张图片的二维码", [SIGN, qr], "zh")
+    assert calls == [("scan_code", "img_1"), ("scan_code", "img_2")]
+    assert "没有找到二维码" in answer.text
+
+
+async def test_earlier_uploads_count_when_this_turn_has_none(tools):
+    session = Session()
+    await turn(tools, "what does the sign say?", [SIGN], session=session)
+    await turn(tools, "and this label?", [LABEL], session=session)
+    _answer, calls = await turn(tools, "now read both images again", [], session=session)
+    assert calls == [("read_text", "img_1"), ("read_text", "img_2")]
+
+
+@pytest.mark.parametrize(
+    "text", ["read the first image", "read the text", "第三张图片写了什么", "倒数第二张", "read it"]
+)
+async def test_one_image_requests_still_use_one_image(tools, text):
+    ids = ImageIds(["img_1", "img_2", "img_3"], turn_uploads=["img_1", "img_2", "img_3"])
+    assert every_image(text, ids) == []
+    _answer, calls = await turn(tools, text, [SIGN, LABEL, RECEIPT])
+    assert len({image for _, image in calls}) == 1
+
+
+async def test_all_images_with_only_one_reads_it_once(tools):
+    _answer, calls = await turn(tools, "read all the images", [SIGN])
+    assert calls[0] == ("read_text", "img_1") and len([c for c in calls if c[1]]) <= 2

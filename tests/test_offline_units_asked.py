@@ -1,0 +1,99 @@
+"""A quantity with no target unit makes the agent ask for the unit, in the conversation's
+language, and the next reply finishes the conversion; nothing answers "5 = 5"."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import collect
+
+from agent import Agent, Session
+from agent.models import OfflineModel
+from tools import default_tools
+
+ASK = {"en": "Which unit should I convert it to?", "zh": "要换算成什么单位？"}
+
+
+@pytest.fixture(scope="module")
+def tools():
+    return default_tools()
+
+
+async def say(tools, text, session, language):
+    agent = Agent(OfflineModel(), tools, language=language)
+    return await collect(agent, text, session=session)
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("把5英里换算一下", "zh"),
+        ("帮我把 5 英里换算一下吧", "zh"),
+        ("5英里", "zh"),
+        ("5 英里？", "zh"),
+        ("5英里等于多少", "zh"),
+        ("算一下5英里", "zh"),
+        ("convert 5 miles", "en"),
+        ("calculate 5 miles", "en"),
+        ("Convert 5 miles!!", "en"),
+        ("5 miles", "en"),
+        ("5 miles in", "en"),
+        ("5 MILES TO", "en"),
+        ("how many is 5 miles", "en"),
+        ("how much is 5 miles?", "en"),
+    ],
+)
+async def test_a_quantity_without_a_target_asks_for_the_unit(tools, text, language):
+    session = Session()
+    events = await say(tools, text, session, language)
+    last = events[-1]
+    assert last.type == "ask_user", getattr(last, "text", last)
+    assert last.question == ASK[language]
+    assert not any(e.type == "tool_call" and e.tool == "calculator" for e in events)
+    reply = "公里" if language == "zh" else "km"
+    events = await say(tools, reply, session, language)
+    call = next(e for e in events if e.type == "tool_call")
+    assert call.tool == "convert_units" and call.arguments["value"] == 5.0
+    assert "8.04672" in events[-1].text and "5 = 5" not in events[-1].text
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        ("5英里等于多少公里", "zh", "5 英里 = 8.04672 公里"),
+        ("把5英里换算成公里", "zh", "5 英里 = 8.04672 公里"),
+        ("5 miles in km", "en", "5 mi = 8.04672 km"),
+        ("how many km is 5 miles", "en", "5 mi = 8.04672 km"),
+    ],
+)
+async def test_a_full_request_still_answers(tools, text, language, expected):
+    events = await say(tools, text, Session(), language)
+    assert events[-1].type == "answer" and expected in events[-1].text
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [("算一下 3加4 吧", "zh", "3+4 = 7"), ("计算 5*3", "zh", "5*3 = 15")],
+)
+async def test_arithmetic_in_chinese_is_still_the_calculator(tools, text, language, expected):
+    events = await say(tools, text, Session(), language)
+    assert events[-1].type == "answer" and expected in events[-1].text
+
+
+@pytest.mark.parametrize(
+    "text", ["5", "5 apples", "我有5个苹果", "5 miles away", "算一下5", "calculate 5"]
+)
+async def test_a_number_without_a_unit_request_never_says_five_is_five(tools, text):
+    events = await say(tools, text, Session(), "en")
+    assert "5 = 5" not in getattr(events[-1], "text", "")
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "question"),
+    [
+        ("calculate 5", "en", "What should I calculate (for example 12*(3+4) or 15% of 80)?"),
+        ("算一下5", "zh", "要计算什么（例如 12*(3+4) 或 80 的 15%）？"),
+    ],
+)
+async def test_a_number_alone_to_calculate_asks_what_to_calculate(tools, text, language, question):
+    events = await say(tools, text, Session(), language)
+    assert events[-1].type == "ask_user" and events[-1].question == question

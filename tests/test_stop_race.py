@@ -1,0 +1,189 @@
+"""Stop always ends the turn, whatever the moment: before the turn has started (its message
+just taken from the input), while the model streams, during a tool call, and when the page's
+cancel of the running event comes late or not at all. The status says stopped, the answer never
+shows, and the conversation remembers nothing of the stopped turn.
+
+The page's handlers are called directly, in the order the page calls them, with a scripted
+model that streams slowly and a tool that takes a while."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from pydantic import Field
+
+from agent.config import Settings
+from agent.models import ScriptedModel
+from tools.base import StrictArgs, Tool, ToolResult
+from ui.handlers import PageHandlers
+from ui.page_values import page_values
+
+ANSWER = "FINISHED-ANSWER"
+
+
+class WaitArgs(StrictArgs):
+    label: str = Field(default="x", description="Anything.")
+
+
+class SlowWait(Tool):
+    name = "slow_wait"
+    description = "Wait a moment, then say done."
+    Args = WaitArgs
+
+    def __init__(self, seconds: float = 0.6) -> None:
+        self.seconds = seconds
+        self.finished = 0
+
+    def run(self, args, ctx):
+        ends = time.monotonic() + self.seconds
+        while time.monotonic() < ends:
+            if ctx.cancelled:
+                return ToolResult(text="cancelled")
+            time.sleep(0.01)
+        self.finished += 1
+        return ToolResult(text="waited")
+
+
+REPLIES = [
+    "Thought: I will wait a moment first.\nAction: slow_wait\nAction Input: {}",
+    f"Thought: The wait is over.\nAnswer: {ANSWER}, said slowly.",
+]
+
+
+def page_with(tool: SlowWait, delay: float = 0.02) -> tuple[PageHandlers, list[ScriptedModel]]:
+    made: list[ScriptedModel] = []
+
+    def factory(prefs):
+        made.append(ScriptedModel(list(REPLIES), delay=delay, chunk_size=4, name="fake"))
+        return made[-1]
+
+    return PageHandlers(factory, Settings(), [tool]), made
+
+
+def said_stopped(state, language: str = "en") -> None:
+    """The status and the reply say stopped; a half-streamed answer may stay, cut off."""
+    chat, trace, _, status = page_values(state)
+    stopped = {
+        "en": ("Stopped", "Stopped before it finished."),
+        "zh": ("已停止", "在完成前被停止。"),
+    }
+    assert status.startswith(stopped[language][0])
+    assert chat[-1]["content"].endswith(stopped[language][1])
+    assert ANSWER not in str(chat) and ANSWER not in str(trace)  # never the whole answer
+    assert state.session.history == []
+
+
+async def run_until(stream, moment) -> list[tuple]:
+    """Iterate the page's turn until `moment(state)` holds; the updates so far."""
+    updates = [await anext(stream)]
+    while not moment(updates[-1][2]):
+        updates.append(await anext(stream))
+    return updates
+
+
+async def drain(stream, limit: float = 5.0) -> list[tuple]:
+    """What the turn still yields when nobody cancels it: it must end on its own, quickly."""
+    async with asyncio.timeout(limit):
+        return [update async for update in stream]
+
+
+def streaming(state) -> bool:
+    return bool(state.turns) and any(e.type == "model_delta" for e in state.turns[-1].events)
+
+
+def in_tool(state) -> bool:
+    return bool(state.turns) and any(e.type == "tool_call" for e in state.turns[-1].events)
+
+
+def answering(state) -> bool:
+    return bool(state.turns) and any(e.type == "answer_delta" for e in state.turns[-1].events)
+
+
+@pytest.mark.parametrize("moment", [streaming, in_tool], ids=["streaming", "in_tool"])
+async def test_stop_ends_the_turn_even_when_the_cancel_never_comes(moment):
+    tool = SlowWait()
+    page, _ = page_with(tool)
+    state = page.new_state()
+    stream = page.send({"text": "wait for me", "files": []}, state)
+    await run_until(stream, moment)
+    await page.stop(state)  # the page's cancel of the running event is lost or late
+    started = time.monotonic()
+    await drain(stream)
+    assert time.monotonic() - started < 1.0
+    said_stopped(state)
+    assert tool.finished == 0
+    state.close()
+
+
+async def test_stop_while_the_answer_streams_never_shows_the_answer_as_done():
+    page, _ = page_with(SlowWait(0.05), delay=0.05)
+    state = page.new_state()
+    stream = page.send({"text": "wait for me", "files": []}, state)
+    await run_until(stream, answering)
+    await page.stop(state)
+    await drain(stream)
+    said_stopped(state)
+    assert state.turns[-1].view.final is None
+    state.close()
+
+
+@pytest.mark.parametrize(("language", "text"), [("en", "wait for me"), ("zh", "等我一下")])
+async def test_stop_pressed_between_taking_the_message_and_sending_it(language, text):
+    page, made = page_with(SlowWait())
+    state = page.new_state()
+    state.prefs.language = language
+    _, taken = page.take_message({"text": text, "files": []}, state)
+    await page.stop(state)  # before the turn's own event has started
+    updates = await drain(page.send(taken, state))
+    assert updates and sum(m.calls for m in made) == 0  # no model was asked anything
+    said_stopped(state, language)
+    assert page_values(state)[0][0]["content"] == [text]  # the words are still shown
+    # The next message runs as usual.
+    _, taken = page.take_message({"text": "and now?", "files": []}, state)
+    await drain(page.send(taken, state))
+    assert ANSWER in page_values(state)[0][-1]["content"]
+    assert len(state.session.history) == 1
+    state.close()
+
+
+async def test_a_turn_that_finished_before_stop_stays_finished():
+    page, _ = page_with(SlowWait(0.01), delay=0.0)
+    state = page.new_state()
+    _, taken = page.take_message({"text": "wait for me", "files": []}, state)
+    await drain(page.send(taken, state))
+    await page.stop(state)
+    chat, _, _, status = page_values(state)
+    assert ANSWER in chat[-1]["content"] and "model call" in status
+    assert len(state.session.history) == 1
+    state.close()
+
+
+async def test_a_stopped_turn_that_the_agent_already_remembered_is_forgotten():
+    page, _ = page_with(SlowWait(0.01), delay=0.0)
+    state = page.new_state()
+    stream = page.send({"text": "wait for me", "files": []}, state)
+    # The agent has remembered the turn, but the page has not shown its answer yet.
+    await run_until(stream, lambda s: len(s.session.history) == 1)
+    if state.turns[-1].view.final is None:
+        await page.stop(state)
+        await drain(stream)
+        said_stopped(state)
+    else:
+        await drain(stream)
+    state.close()
+
+
+async def test_the_first_message_can_be_stopped_before_its_turn_has_shown_anything():
+    # The page takes the first message with no conversation yet; taking it makes one, so that
+    # Stop and the turn share it from the start.
+    page, made = page_with(SlowWait())
+    box, taken, state = page.take({"text": "wait for me", "files": []}, None)
+    assert box.value == {"text": "", "files": []} and taken["text"] == "wait for me"
+    stopped = await page.stop(state)
+    assert stopped[2] is state  # Stop does not put a new conversation in its place
+    await drain(page.send(taken, state))
+    assert sum(m.calls for m in made) == 0
+    said_stopped(state)
+    state.close()
