@@ -168,7 +168,9 @@ def start_app(model_url: str, temp: Path, idle_minutes: float, log: Path) -> tup
 def answer_of(result: Any) -> str:
     content = result[0][-1]["content"] if result and result[0] else ""
     if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        # The reply's words come first; images a tool made follow, each with its id.
+        texts = [p.get("text", "") for p in content if isinstance(p, dict) and p.get("text")]
+        return texts[0] if texts else ""
     return str(content)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 
-from conftest import collect, types
+from tests.conftest import collect, types
 
 from agent import Agent, Session
 from agent.models import OpenAIChatModel

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import collect, types
+from tests.conftest import collect, types
 from pydantic import Field
 
 from agent import Agent, Session

@@ -3,7 +3,7 @@ arguments lead to."""
 
 from __future__ import annotations
 
-from conftest import BookTrip, Echo
+from tests.conftest import BookTrip, Echo
 
 from agent import dialogue
 from agent.dialogue import PendingTask

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import EchoArgs, TripArgs, collect
+from tests.conftest import EchoArgs, TripArgs, collect
 from pydantic import BaseModel
 
 from agent import Agent, Session

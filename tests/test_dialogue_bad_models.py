@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import collect
+from tests.conftest import collect
 
 from agent import Agent, Session
 from agent.models import ScriptedModel

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import collect
+from tests.conftest import collect
 from PIL import Image
 
 from agent import Agent, Session, images

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import png_bytes
+from tests.conftest import png_bytes
 from PIL import Image
 
 from agent.messages import (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import collect, types
+from tests.conftest import collect, types
 
 from agent import Agent
 from agent.events import export_trace, load_trace

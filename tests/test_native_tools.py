@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import collect
+from tests.conftest import collect
 
 from agent import Agent, Session, runner
 from agent.models import OpenAIChatModel, ScriptedModel, ToolCallPart

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import collect
+from tests.conftest import collect
 
 from agent import Agent
 from agent.models import OfflineModel

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import collect, types
+from tests.conftest import collect, types
 from PIL import Image, ImageDraw, ImageFont
 
 from agent import Agent, Session

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import collect
+from tests.conftest import collect
 from PIL import Image
 
 from agent import Agent, Session

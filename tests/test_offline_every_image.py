@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import segno
-from conftest import collect
+from tests.conftest import collect
 
 from agent import Agent, Session
 from agent.models import OfflineModel

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import segno
-from conftest import collect
+from tests.conftest import collect
 from PIL import Image
 
 from agent import Agent, Session

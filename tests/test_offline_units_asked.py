@@ -4,7 +4,7 @@ language, and the next reply finishes the conversion; nothing answers "5 = 5".""
 from __future__ import annotations
 
 import pytest
-from conftest import collect
+from tests.conftest import collect
 
 from agent import Agent, Session
 from agent.models import OfflineModel

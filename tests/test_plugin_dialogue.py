@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from conftest import collect
+from tests.conftest import collect
 
 from agent import Agent, Session
 from agent.models import ScriptedModel

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import BookTrip, Echo
+from tests.conftest import BookTrip, Echo
 
 from agent import prompts
 

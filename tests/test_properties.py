@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from conftest import BookTrip, Crop, Echo
+from tests.conftest import BookTrip, Crop, Echo
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import collect
+from tests.conftest import collect
 
 from agent import Agent
 from agent.models import ScriptedModel

@@ -4,7 +4,7 @@ languages, and the offline agent finishes the task from such a reply."""
 from __future__ import annotations
 
 import pytest
-from conftest import collect
+from tests.conftest import collect
 
 from agent import Agent, Session
 from agent.models import OfflineModel

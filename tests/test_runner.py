@@ -6,7 +6,7 @@ import asyncio
 import json
 
 import pytest
-from conftest import collect, types
+from tests.conftest import collect, types
 
 from agent import Agent, Session
 from agent.events import export_trace, load_trace

@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import ClassVar
 
 import pytest
-from conftest import collect
+from tests.conftest import collect
 from test_telemetry import ANSWER, Traced, action
 
 from agent import Agent, telemetry

@@ -1,7 +1,7 @@
 import time
 
 import pytest
-from conftest import png_bytes as png
+from tests.conftest import png_bytes as png
 from PIL import Image, ImageDraw
 from pydantic import ValidationError
 

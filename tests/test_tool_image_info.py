@@ -2,7 +2,7 @@ import io
 import re
 
 import pytest
-from conftest import png_bytes as png
+from tests.conftest import png_bytes as png
 from PIL import ExifTags, Image
 from PIL.TiffImagePlugin import IFDRational
 from pydantic import ValidationError

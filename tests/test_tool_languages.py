@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from conftest import png_bytes as png
+from tests.conftest import png_bytes as png
 from PIL import Image, ImageDraw
 from test_tool_image_info import photo_with_exif
 from test_tool_scan_code import qr_image

@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import png_bytes as png
+from tests.conftest import png_bytes as png
 from PIL import Image, ImageDraw, ImageFont
 from pydantic import ValidationError
 

@@ -8,7 +8,7 @@ import threading
 import time
 
 import pytest
-from conftest import Boom, Echo, EchoArgs, Refuse, Slow, SlowArgs
+from tests.conftest import Boom, Echo, EchoArgs, Refuse, Slow, SlowArgs
 
 from agent import tool_run
 from agent.events import ImageInfo

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import segno
 import zxingcpp
-from conftest import png_bytes as png
+from tests.conftest import png_bytes as png
 from PIL import Image
 from pydantic import ValidationError
 

@@ -1,5 +1,5 @@
 import pytest
-from conftest import png_bytes as png
+from tests.conftest import png_bytes as png
 from PIL import Image, ImageDraw
 from pydantic import ValidationError
 

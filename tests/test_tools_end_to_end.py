@@ -7,7 +7,7 @@ import json
 
 import pytest
 import segno
-from conftest import collect
+from tests.conftest import collect
 from PIL import Image
 
 from agent import Agent

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import png_bytes as png
+from tests.conftest import png_bytes as png
 
 from tests.support.bounded import run_bounded
 
