@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 import time
 
-from tests.conftest import collect, types
-
 from agent import Agent, Session
 from agent.models import OpenAIChatModel
+from tests.conftest import collect, types
 from tests.support.openai_server import Forever, Hang, OpenAIServer, unauthorized, unavailable
 from tests.support.sockets import wait_until_closed
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.conftest import collect, types
 from pydantic import Field
 
 from agent import Agent, Session
@@ -14,6 +13,7 @@ from agent.approval import ApprovalDecision, read_reply
 from agent.events import EVENT_ADAPTER, export_trace, load_trace
 from agent.models import ScriptedModel, ToolCallPart
 from agent.session import load_session, save_session
+from tests.conftest import collect, types
 from tools.base import StrictArgs, Tool, ToolResult
 from tools.calculator import Calculator
 from ui.trace_view import render

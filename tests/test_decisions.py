@@ -3,10 +3,9 @@ arguments lead to."""
 
 from __future__ import annotations
 
-from tests.conftest import BookTrip, Echo
-
 from agent import dialogue
 from agent.dialogue import PendingTask
+from tests.conftest import BookTrip, Echo
 
 TOOLS = {"echo": Echo(), "book_trip": BookTrip()}
 

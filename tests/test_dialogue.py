@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.conftest import EchoArgs, TripArgs, collect
 from pydantic import BaseModel
 
 from agent import Agent, Session
 from agent.dialogue import fit_to_fields
 from agent.models import ScriptedModel
+from tests.conftest import EchoArgs, TripArgs, collect
 
 STYLES = ["react", "plugin-task"]
 

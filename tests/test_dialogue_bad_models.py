@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.conftest import collect
 
 from agent import Agent, Session
 from agent.models import ScriptedModel
+from tests.conftest import collect
 from tools.convert_units import ConvertUnits
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import collect
 from PIL import Image
 
 from agent import Agent, Session, images
@@ -12,6 +11,7 @@ from agent.config import Settings
 from agent.images import ImageStore
 from agent.intake import prepare_images
 from agent.models import ScriptedModel
+from tests.conftest import collect
 
 
 def photo(tmp_path: Path) -> Path:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from tests.conftest import png_bytes
 from PIL import Image
 
 from agent.messages import (
@@ -14,6 +13,7 @@ from agent.messages import (
     react_messages,
 )
 from agent.session import Session, Turn
+from tests.conftest import png_bytes
 
 
 def image_bytes(colour: str) -> bytes:

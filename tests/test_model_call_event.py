@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from tests.conftest import collect, types
-
 from agent import Agent
 from agent.events import export_trace, load_trace
 from agent.models import ModelError, ScriptedModel
+from tests.conftest import collect, types
 
 ANSWER = "Thought: done\nAnswer: 4"
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.conftest import collect
 
 from agent import Agent, Session, runner
 from agent.models import OpenAIChatModel, ScriptedModel, ToolCallPart
 from agent.native import arguments_of, tool_specs
+from tests.conftest import collect
 from tests.support.openai_server import OpenAIServer
 from tests.support.openai_tool_calls import Calls
 from tools.calculator import Calculator

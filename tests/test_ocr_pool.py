@@ -13,10 +13,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.conftest import collect
 
 from agent import Agent
 from agent.models import OfflineModel
+from tests.conftest import collect
 from tools.base import ToolContext
 from tools.ocr_pool import (
     EngineSpec,

@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.conftest import collect
 from test_ocr_words import spaced_again
 
 from agent import Agent, Session
 from agent.models import OfflineModel
+from tests.conftest import collect
 from tools import default_tools
 from tools.ocr_words import trim_overlaps
 from tools.read_text import ReadText

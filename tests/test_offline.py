@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from tests.conftest import collect, types
 from PIL import Image, ImageDraw, ImageFont
 
 from agent import Agent, Session
 from agent.models import OfflineModel
+from tests.conftest import collect, types
 from tools import default_tools
 
 STYLES = ["react", "plugin-task"]

@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.conftest import collect
 from PIL import Image
 
 from agent import Agent, Session
 from agent.models import OfflineModel
+from tests.conftest import collect
 from tools import default_tools
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 import segno
-from tests.conftest import collect
 
 from agent import Agent, Session
 from agent.models import OfflineModel
+from tests.conftest import collect
 from tools import default_tools
 from tools.image_refs import ImageIds, every_image
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 import segno
-from tests.conftest import collect
 from PIL import Image
 
 from agent import Agent, Session
 from agent.models import OfflineModel
+from tests.conftest import collect
 from tools import default_tools
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"

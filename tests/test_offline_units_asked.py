@@ -4,10 +4,10 @@ language, and the next reply finishes the conversion; nothing answers "5 = 5".""
 from __future__ import annotations
 
 import pytest
-from tests.conftest import collect
 
 from agent import Agent, Session
 from agent.models import OfflineModel
+from tests.conftest import collect
 from tools import default_tools
 
 ASK = {"en": "Which unit should I convert it to?", "zh": "要换算成什么单位？"}

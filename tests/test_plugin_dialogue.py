@@ -9,10 +9,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from tests.conftest import collect
 
 from agent import Agent, Session
 from agent.models import ScriptedModel
+from tests.conftest import collect
 from tools.plugins import PluginManifest, plugin_from_manifest
 
 CALLS: list[dict] = []

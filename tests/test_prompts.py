@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from tests.conftest import BookTrip, Echo
 
 from agent import prompts
+from tests.conftest import BookTrip, Echo
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])

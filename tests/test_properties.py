@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 import json
 
-from tests.conftest import BookTrip, Crop, Echo
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent import Agent, Session
 from agent.models import ScriptedModel
+from tests.conftest import BookTrip, Crop, Echo
 
 NAMES = [
     "book_trip",

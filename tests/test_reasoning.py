@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from tests.conftest import collect
 
 from agent import Agent
 from agent.models import ScriptedModel
 from agent.parser import ParseError, parse_step
 from agent.reasoning import ReasoningFilter, strip_reasoning
+from tests.conftest import collect
 
 THINKING = "<think>\nMaybe 5?\nAnswer: 5\nAction: nothing\n</think>\n"
 

@@ -8,13 +8,13 @@ import warnings
 from pathlib import Path
 
 import pytest
-from tests.conftest import collect
 from PIL import Image
 
 from agent import Agent, Session
 from agent.config import Settings
 from agent.images import ImageStore
 from agent.models import OfflineModel
+from tests.conftest import collect
 from tools import default_tools
 from ui.handlers import PageHandlers
 
@@ -143,5 +143,7 @@ async def test_a_hosted_model_is_told_what_was_refused(huge, language, text, not
     await collect(agent, text, [huge], Session(images=small_store()))
     (request,) = model.requests
     said = str(request.messages[-1]["content"])
-    assert said.startswith(text) and note in said and ("12000x10000" in said or "12000×10000" in said)
+    assert (
+        said.startswith(text) and note in said and ("12000x10000" in said or "12000×10000" in said)
+    )
     assert request.refused_images and "huge.png" in request.refused_images[0]

@@ -4,10 +4,10 @@ languages, and the offline agent finishes the task from such a reply."""
 from __future__ import annotations
 
 import pytest
-from tests.conftest import collect
 
 from agent import Agent, Session
 from agent.models import OfflineModel
+from tests.conftest import collect
 from tools import default_tools
 from tools.calculator import Calculator
 from tools.convert_units import ConvertUnits

@@ -6,11 +6,11 @@ import asyncio
 import json
 
 import pytest
-from tests.conftest import collect, types
 
 from agent import Agent, Session
 from agent.events import export_trace, load_trace
 from agent.models import ModelError, ScriptedModel
+from tests.conftest import collect, types
 
 
 def make_agent(replies, tools, **kwargs):

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.conftest import collect
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -19,6 +18,7 @@ from agent import Agent, Session, telemetry
 from agent.config import Settings
 from agent.models import ModelError, ScriptedModel
 from agent.turn import TurnState
+from tests.conftest import collect
 
 TURN = "invoke_agent multimodal-react-agent"
 

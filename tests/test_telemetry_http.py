@@ -9,12 +9,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import ClassVar
 
 import pytest
-from tests.conftest import collect
 from test_telemetry import ANSWER, Traced, action
 
 from agent import Agent, telemetry
 from agent.config import Settings
 from agent.models import OpenAIChatModel, ScriptedModel
+from tests.conftest import collect
 from tests.support.openai_server import OpenAIServer, token_usage, unsupported
 
 CANARY = "sk-canary-7f3e9b21c4d8a605"

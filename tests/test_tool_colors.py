@@ -1,10 +1,10 @@
 import time
 
 import pytest
-from tests.conftest import png_bytes as png
 from PIL import Image, ImageDraw
 from pydantic import ValidationError
 
+from tests.conftest import png_bytes as png
 from tools.base import ToolContext, ToolInputError
 from tools.colors import Colors, dominant_colours, nearest_name
 

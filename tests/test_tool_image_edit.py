@@ -1,8 +1,8 @@
 import pytest
-from tests.conftest import png_bytes as png
 from PIL import Image, ImageDraw, ImageFilter, ImageStat
 from pydantic import ValidationError
 
+from tests.conftest import png_bytes as png
 from tools.base import ToolContext, ToolInputError
 from tools.image_edit import ImageEdit
 

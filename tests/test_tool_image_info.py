@@ -2,12 +2,12 @@ import io
 import re
 
 import pytest
-from tests.conftest import png_bytes as png
 from PIL import ExifTags, Image
 from PIL.TiffImagePlugin import IFDRational
 from pydantic import ValidationError
 
 from agent.images import ImageStore
+from tests.conftest import png_bytes as png
 from tools.base import ImageRef, ToolContext, ToolInputError
 from tools.image_info import ImageInfo, summarise_exif
 

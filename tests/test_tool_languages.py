@@ -10,12 +10,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from tests.conftest import png_bytes as png
 from PIL import Image, ImageDraw
 from test_tool_image_info import photo_with_exif
 from test_tool_scan_code import qr_image
 
 import tools.read_text as read_text
+from tests.conftest import png_bytes as png
 from tools.base import ToolContext
 from tools.calculator import Calculator
 from tools.colors import Colors

@@ -6,10 +6,10 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.conftest import png_bytes as png
 from PIL import Image, ImageDraw, ImageFont
 from pydantic import ValidationError
 
+from tests.conftest import png_bytes as png
 from tools.base import ToolContext, ToolInputError
 from tools.read_text import ReadText, reading_order
 from tools.zoom import Zoom

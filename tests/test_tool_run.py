@@ -8,10 +8,10 @@ import threading
 import time
 
 import pytest
-from tests.conftest import Boom, Echo, EchoArgs, Refuse, Slow, SlowArgs
 
 from agent import tool_run
 from agent.events import ImageInfo
+from tests.conftest import Boom, Echo, EchoArgs, Refuse, Slow, SlowArgs
 from tools.base import Tool, ToolContext, ToolResult
 
 

@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 import segno
 import zxingcpp
-from tests.conftest import png_bytes as png
 from PIL import Image
 from pydantic import ValidationError
 
+from tests.conftest import png_bytes as png
 from tools.base import ToolContext, ToolInputError
 from tools.scan_code import ScanCode
 

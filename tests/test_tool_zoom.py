@@ -1,9 +1,9 @@
 import pytest
-from tests.conftest import png_bytes as png
 from PIL import Image, ImageDraw
 from pydantic import ValidationError
 
 from agent.images import ImageStore
+from tests.conftest import png_bytes as png
 from tools.base import ToolContext, ToolInputError
 from tools.zoom import Zoom
 

@@ -7,11 +7,11 @@ import json
 
 import pytest
 import segno
-from tests.conftest import collect
 from PIL import Image
 
 from agent import Agent
 from agent.models import OfflineModel, ScriptedModel
+from tests.conftest import collect
 from tools import default_tools
 
 

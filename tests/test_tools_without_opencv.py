@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.conftest import png_bytes as png
 
+from tests.conftest import png_bytes as png
 from tests.support.bounded import run_bounded
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
