@@ -296,16 +296,24 @@ class PageHandlers:
         """Stop the running turn, or the one whose message is on its way. Async, so that it
         runs on the event loop between the turn's steps, never beside them in a thread."""
         state = self.use(state, tell=False)
+        self.halt(state)
+        return (*page_values(state), self.download_update(state))
+
+    @staticmethod
+    def halt(state: PageState) -> None:
+        """End the running turn through its state: it stops at its next event, and its agent
+        run at once. Clear and New conversation use this too, never `cancels=`, which leaves
+        error badges on the outputs of the turn it cancels."""
         state.stops += 1
         if state.turns:
             state.stop_turn(state.turns[-1])
-        return (*page_values(state), self.download_update(state))
 
     def clear(self, state: PageState | None) -> tuple:
         """Forget the conversation (and stop its turn). Not queued, as Stop is not: a queued
         event that cancels a running turn leaves error badges on the turn's outputs. A notice
         that the conversation expired waits for the next queued event."""
         state = self.use(state, tell=False)
+        self.halt(state)
         state.reset()
         empty = self.stop_square(False, value=None)
         return (*page_values(state), empty, self.download_update(state))

@@ -184,7 +184,7 @@ class History:
     def _leave(self, state: PageState | None) -> PageState:
         """Stop what runs, keep the conversation in the list, and start a fresh one."""
         state = self.page.use(state)
-        self.page.stop(state)
+        self.page.halt(state)
         self._keep(state)
         state.start_over()
         self._keep(state)  # a reload now shows the fresh conversation
@@ -203,8 +203,9 @@ def wire_history(
 ) -> list[Any]:
     """Wire the panel into the page; returns the events after which another conversation
     (or none) is on the page. `parts` is the chat tab's (`ui.layout.chat_tab`);
-    `loaded` the page-load event that made the session's state; `running` the events that a
-    new, opened or cleared conversation cancels; `saves` the events after which the
+    `loaded` the page-load event that made the session's state; `running` the turn events (a
+    new, opened or cleared conversation ends a running turn through its state, as Stop does,
+    never by cancelling its event); `saves` the events after which the
     conversation is saved (a turn's end, Stop, a change of settings)."""
     history = History(page, list(settings))
     stored = [parts.saved, parts.listed]
@@ -214,13 +215,9 @@ def wire_history(
     loaded.then(history.load, [state, parts.saved], whole, js=_LOAD_JS, **quiet)
     for event in saves:
         event.then(history.save, [state], stored, queue=False, **quiet)
-    new = parts.new_btn.click(history.new, [state], whole, cancels=running, **quiet)
-    opened = parts.open_btn.click(
-        history.open, [parts.listed, state], whole, cancels=running, **quiet
-    )
+    new = parts.new_btn.click(history.new, [state], whole, queue=False, **quiet)
+    opened = parts.open_btn.click(history.open, [parts.listed, state], whole, queue=False, **quiet)
     parts.delete_btn.click(history.delete, [parts.listed, state], stored, **quiet)
     cleared = [parts.chatbot, parts.trace, state, parts.status, parts.box, parts.download]
-    clear = parts.clear_btn.click(
-        history.clear, [state], [*cleared, *stored], cancels=running, queue=False, **quiet
-    )
+    clear = parts.clear_btn.click(history.clear, [state], [*cleared, *stored], queue=False, **quiet)
     return [loaded, new, opened, clear]

@@ -61,11 +61,13 @@ def test_numbers_are_written_one_way_and_nothing_has_a_stray_dot(open_at, locale
     status = page.locator("#run-status").inner_text().strip()
     if zh:
         assert re.fullmatch(
-            r"离线演示模型 · 1 次工具调用 · 2 次模型调用 · \d+(\.\d)? (毫秒|秒)", status
+            r"离线演示模型 · ReAct 文本 · 1 次工具调用 · 2 次模型调用 · \d+(\.\d)? (毫秒|秒)",
+            status,
         )
     else:
         assert re.fullmatch(
-            r"offline demo model · 1 tool call · 2 model calls · \d+(\.\d)? m?s", status
+            r"offline demo model · ReAct text · 1 tool call · 2 model calls · \d+(\.\d)? m?s",
+            status,
         )
     trace = page.locator("#trace").inner_text()
     assert "(s)" not in status + trace and not re.search(r"\d(ms|s)\b", trace)
