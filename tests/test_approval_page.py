@@ -85,7 +85,7 @@ async def test_stop_during_a_decision_leaves_the_call_waiting():
     page = page_with([ORDER])
     *_, state, _ = await last(page.chat({"text": "order tea", "files": []}, None))
     pending = state.session.approval
-    page.stop(state)  # nothing runs: stays as it was
+    await page.stop(state)  # nothing runs: stays as it was
     assert state.session.approval == pending
 
 
