@@ -164,9 +164,7 @@ def build_demo(
         load = on_page_load(page.new_state, prefs0.language)
         loaded = demo.load(load, [state], [state, language, *example_sets], queue=False, **quiet)
         # Clear, New conversation and the saved conversations: ui.history_panel.
-        swapped = wire_history(
-            page, parts, state, settings, loaded=loaded, running=running, saves=saves
-        )
+        swapped = wire_history(page, parts, state, settings, loaded=loaded, saves=saves)
         for event in swapped:
             event.then(**shown, queue=False, **quiet)
         relabel = relabel_handler(page, words)

@@ -198,15 +198,14 @@ def wire_history(
     settings: dict[str, Any],
     *,
     loaded: Any,
-    running: list[Any],
     saves: list[Any],
 ) -> list[Any]:
     """Wire the panel into the page; returns the events after which another conversation
-    (or none) is on the page. `parts` is the chat tab's (`ui.layout.chat_tab`);
-    `loaded` the page-load event that made the session's state; `running` the turn events (a
-    new, opened or cleared conversation ends a running turn through its state, as Stop does,
-    never by cancelling its event); `saves` the events after which the
-    conversation is saved (a turn's end, Stop, a change of settings)."""
+    (or none) is on the page. `parts` is the chat tab's (`ui.layout.chat_tab`); `loaded` the
+    page-load event that made the session's state; `saves` the events after which the
+    conversation is saved (a turn's end, Stop, a change of settings). A new, opened or cleared
+    conversation ends a running turn through its state, as Stop does, never by cancelling its
+    event."""
     history = History(page, list(settings))
     stored = [parts.saved, parts.listed]
     shown = [parts.chatbot, parts.trace, state, parts.status, parts.download]

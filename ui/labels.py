@@ -174,11 +174,9 @@ def model_name(model: str, offline: bool, language: str) -> str:
     return model
 
 
-def stats_text(calls: int, seconds: float, language: str, protocol: str | None = None) -> str:
-    """What a finished turn cost: "2 model calls · 0.4 s", "2 次模型调用 · 0.4 秒"; with the
-    tool protocol that ran first: "native tool calls · 2 model calls · 0.4 s"."""
-    cost = joined(calls_text(calls, language), duration_text(seconds, language))
-    return joined(protocol_text(protocol, language), cost)
+def stats_text(calls: int, seconds: float, language: str) -> str:
+    """What a finished turn cost: "2 model calls · 0.4 s", "2 次模型调用 · 0.4 秒"."""
+    return joined(calls_text(calls, language), duration_text(seconds, language))
 
 
 def protocol_text(protocol: str | None, language: str) -> str:
