@@ -19,7 +19,7 @@ import pytest
 
 import app
 from agent.models import OfflineModel
-from tests.support.local import CHROMIUM, CHROMIUM_FLAGS, serve
+from tests.support.local import CHROMIUM, launched_chromium, open_page, serve
 from ui.history_panel import SECRET, STORAGE_KEY
 from ui.labels import UI_TEXT
 
@@ -48,21 +48,8 @@ def url():
 
 @pytest.fixture(scope="module")
 def browser(url):
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
-def open_page(browser, url, locale: str = "en-US"):
-    context = browser.new_context(locale=locale, viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    page.goto(url)
-    page.wait_for_selector("#input textarea")
-    return page
+    with launched_chromium() as browser:
+        yield browser
 
 
 def reload(page) -> None:

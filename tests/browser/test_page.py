@@ -16,7 +16,7 @@ import pytest
 
 import app
 from agent.models import OfflineModel, ScriptedModel
-from tests.support.local import CHROMIUM, CHROMIUM_FLAGS, serve
+from tests.support.local import CHROMIUM, launched_chromium, open_page, serve
 from ui.examples import EXAMPLE_SETS
 
 pytestmark = pytest.mark.browser
@@ -50,12 +50,8 @@ def url():
 
 @pytest.fixture(scope="module")
 def browser(url):
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with launched_chromium() as browser:
+        yield browser
 
 
 @pytest.fixture
@@ -63,15 +59,6 @@ def model():
     """Set the model for this test's turns; the offline model comes back afterwards."""
     yield MODEL
     MODEL["factory"] = lambda: OfflineModel()
-
-
-def open_page(browser, url, locale: str = "en-US"):
-    context = browser.new_context(locale=locale, viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    page.goto(url)
-    page.wait_for_selector("#input textarea")
-    return page
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import pytest
 
 import app
 from agent.models import OfflineModel
-from tests.support.local import CHROMIUM, CHROMIUM_FLAGS, serve
+from tests.support.local import CHROMIUM, launched_chromium, serve
 
 pytestmark = pytest.mark.browser
 
@@ -57,12 +57,8 @@ def url():
 
 @pytest.fixture(scope="module")
 def browser(url):
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with launched_chromium() as browser:
+        yield browser
 
 
 def open_tab(browser, url, locale: str = "en-US"):

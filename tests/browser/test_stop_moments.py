@@ -15,7 +15,7 @@ from pydantic import Field
 
 import app
 from agent.models import ScriptedModel
-from tests.support.local import CHROMIUM, CHROMIUM_FLAGS, serve
+from tests.support.local import CHROMIUM, launched_chromium, open_page, serve
 from tools.base import StrictArgs, Tool, ToolResult
 
 pytestmark = pytest.mark.browser
@@ -70,21 +70,8 @@ def url():
 
 @pytest.fixture(scope="module")
 def browser(url):
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
-def open_page(browser, url, locale="en-US"):
-    context = browser.new_context(locale=locale, viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    page.goto(url)
-    page.wait_for_selector("#input textarea")
-    return page
+    with launched_chromium() as browser:
+        yield browser
 
 
 def send(page, text: str) -> float:

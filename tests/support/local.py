@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
+from collections.abc import Iterator
 from typing import Any
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -33,3 +35,26 @@ def serve(demo: Any, **launch: Any) -> str:
     launch.update(prevent_thread_lock=True, quiet=True, share=False, inbrowser=False)
     demo.launch(**launch)
     return f"http://127.0.0.1:{launch['server_port']}/"
+
+
+@contextlib.contextmanager
+def launched_chromium() -> Iterator[Any]:
+    """Debian's Chromium through Playwright, with the flags this machine needs; closed after."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def open_page(browser: Any, url: str, locale: str = "en-US") -> Any:
+    """The page at `url` at a desktop's size in a context of its own, once its input is there."""
+    context = browser.new_context(locale=locale, viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    page.goto(url)
+    page.wait_for_selector("#input textarea")
+    return page
