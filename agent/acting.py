@@ -19,7 +19,6 @@ from .dialogue import PendingTask
 from .events import (
     AnswerEvent,
     AskUserEvent,
-    ErrorEvent,
     StepRetryEvent,
     TaskStateEvent,
     ToolCallEvent,
@@ -43,11 +42,7 @@ def retry(turn: TurnState, step_no: int, raw: str, reason: str) -> Terminal | No
     turn.parse_retries += 1
     turn.emit(StepRetryEvent(step=step_no, reason=reason))
     if turn.parse_retries > turn.agent.max_parse_retries:
-        return ErrorEvent(
-            kind="parse",
-            message="The model's replies could not be understood, so the agent stopped. "
-            "Try again, or choose a stronger model in Settings.",
-        )
+        return turn.failed("parse")
     turn.record(raw or "(empty reply)", reason, kind="feedback", ok=False)
     return None
 
@@ -189,11 +184,7 @@ def prepare(
     if key in turn.seen_actions:
         turn.repeats += 1
         if turn.repeats > MAX_REPEATS:
-            return ErrorEvent(
-                kind="repeat",
-                message="The model kept repeating the same tool call, so the agent stopped. "
-                "Please rephrase.",
-            )
+            return turn.failed("repeat")
         observation = (
             f"You already called {tool.name} with these arguments; the result was: "
             f"{turn.seen_actions[key]} Use it, or answer now."

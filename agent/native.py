@@ -19,7 +19,8 @@ from typing import Any
 import json_repair
 
 from . import acting, prompts
-from .events import AnswerDeltaEvent, AnswerEvent, ModelDeltaEvent, ThoughtEvent
+from .error_words import say
+from .events import AnswerDeltaEvent, AnswerEvent, ModelDeltaEvent, NoticeEvent, ThoughtEvent
 from .messages import NativeCall, StepRecord, history_messages, image_part, user_message
 from .models.base import ToolCallPart
 from .parser import ParseError, Step, parse_step
@@ -28,6 +29,8 @@ from .turn import Terminal, TurnState
 # Text a reply streams before it is taken for the answer: a reply that calls tools usually
 # says little or nothing first, so its words are held back until they cannot be a Thought.
 HOLD_CHARS = 240
+# (model name, base URL) of endpoints that refused native tool calls in this process.
+NO_NATIVE_TOOLS: set[tuple[str, str]] = set()
 
 _CONTROL_SPECS = {
     "end_conversation": (
@@ -47,6 +50,31 @@ _CONTROL_SPECS = {
         {"intent": "What the user wants, in a few words."},
     ),
 }
+
+
+def protocol_for(model: Any, chosen: str) -> str:
+    """The protocol a turn starts with, for the protocol `chosen` (react, native, auto):
+    `auto` is native for a model that can call tools natively, until its endpoint has refused
+    tools once in this process; the offline model always takes the ReAct text."""
+    if chosen == "native" and getattr(model, "offline", False):
+        return "react"  # the offline model reads and writes the ReAct text only
+    if chosen != "auto":
+        return chosen
+    if not getattr(model, "native_tools", False):
+        return "react"
+    return "react" if _endpoint(model) in NO_NATIVE_TOOLS else "native"
+
+
+def fall_back(turn: TurnState) -> None:
+    """The endpoint refused native tools under `auto`: this turn, and every later one with
+    the same endpoint in this process, speaks the ReAct text instead."""
+    NO_NATIVE_TOOLS.add(_endpoint(turn.agent.model))
+    turn.protocol = "react"
+    turn.emit(NoticeEvent(message=say("native_refused", turn.language)))
+
+
+def _endpoint(model: Any) -> tuple[str, str]:
+    return (str(getattr(model, "name", "")), str(getattr(model, "base_url", "") or ""))
 
 
 def spec_name(name: str) -> str:

@@ -5,8 +5,9 @@ system's `Observation:`, finishing with `Answer:`) plus the plugin-task prompts'
 `Final Answer:`. Models bend it in many ways (bold, lower-case, Chinese or colon-less labels,
 code fences, Python dicts, `tool(args)` calls, JSON call blobs, a made-up Observation, a stop
 word cut in half); each is read the way a careful person would read it. The label grammar is
-in `labels.py`, tool inputs in `action_input.py`, tool names in `tool_names.py`, and
-`AnswerStream` (`answer_stream.py`) forwards the answer while the reply is still streaming.
+in `labels.py`, tool inputs in `action_input.py`, tool names in `tool_names.py`, calls written
+without an Action label in `embedded_calls.py`, and `AnswerStream` (`answer_stream.py`)
+forwards the answer while the reply is still streaming.
 
 A reply with both an action and an answer is decided by what the model concluded, in the
 order it wrote them:
@@ -25,11 +26,9 @@ order it wrote them:
 
 from __future__ import annotations
 
-import functools
-import itertools
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -40,7 +39,6 @@ from .action_input import (
     Unreadable,
     as_input,
     call_input,
-    closing,
     is_blank,
     json_call,
     load,
@@ -50,6 +48,7 @@ from .action_input import (
     to_input,
 )
 from .answer_stream import AnswerStream
+from .embedded_calls import embedded_call
 from .labels import (
     FENCE_LINE,
     Mark,
@@ -60,7 +59,6 @@ from .labels import (
     labels,
     loose_label_at_start,
     loose_labels,
-    match_label,
     spread_midline,
     trim_name,
 )
@@ -77,12 +75,6 @@ _CODE = re.compile(
     r"^\s*(?:import\s|from\s+\S+\s+import\s|def\s|class\s|for\s.+\sin\s|while\s|"
     r"return\b|const\s|let\s|var\s|await\s|[A-Za-z_][\w.]*(?:\[[^\]\n]*\])?\s*=[^=])"
 )
-_CALL_START = re.compile(r"^[ \t]*(?=[{A-Za-z_])", re.MULTILINE)
-_MAX_CALL_LINES = 32  # lines tried as the start of a call; each try may read to the end
-_NEXT_LINE = re.compile(r"\S[^\n]*")
-_AFTER_CALL = re.compile(r"```|<|\{|[A-Za-z_][\w.\-]*[ \t]*[(\[]")
-_BLOB_NAME = re.compile(r"[\"'](?:name|action|tool|tool_name|function)[\"']\s*:")
-_TOOL_TAGS = re.compile(r"</?tool_call>|<\|python_tag\|>|<\|eom_id\|>|<\|eot_id\|>")
 _EMPTY_INPUT = (
     "the Action Input is empty; give the arguments as a JSON object, or {} if the tool takes none"
 )
@@ -215,50 +207,8 @@ def _read_loose(text: str, marks: list[Mark], tools: Sequence[str]) -> Step | No
 
 
 def _embedded_call(text: str, tools: Sequence[str]) -> Step | None:
-    """A call without an Action label: the whole reply as native JSON tool-call syntax, or the
-    first line that opens a JSON call blob or a `tool(...)` call naming a known tool (or the
-    final answer). Only the first whole call is taken; a second one is not glued into it."""
-    body = _TOOL_TAGS.sub("", text)
-    whole = strip_fence(body)
-    if whole.startswith(("{", "[")) and (call := json_call(whole)) is not None:
-        return _call_step(call[0], to_input(call[1]), "", tools)
-    for start in itertools.islice(_CALL_START.finditer(body), _MAX_CALL_LINES):
-        found = _call_at(body, start.end())
-        if found and tool_names.is_callable(found[0], tools):
-            return _call_step(found[0], found[1](), _before(body, start.end()), tools)
-    return None
-
-
-def _call_at(body: str, at: int) -> tuple[str, Callable[[], dict[str, Any]]] | None:
-    """The call that opens at `at`: its name and how to read its input (read only once the
-    name is known to be a tool's). What follows the call may be more calls, a fence, a tag or
-    a label; prose after it means the call is an example inside an answer."""
-    if body[at] == "{":
-        close = closing(body, at) if _BLOB_NAME.search(body, at, at + 400) else None
-        call = json_call(body[at : close + 1]) if close is not None else None
-        if call is None or not _ends_calls(body[close + 1 :]):
-            return None
-        return call[0], functools.partial(to_input, call[1])
-    parts = split_call(body[at:])
-    if parts is None or not _ends_calls(parts[2]):
-        return None
-    return parts[0], functools.partial(call_input, parts[1])
-
-
-def _ends_calls(after: str) -> bool:
-    line, _, more = after.partition("\n")
-    if line.strip() and not line.lstrip().startswith(";"):
-        return False
-    following = _NEXT_LINE.search(more)
-    return following is None or bool(_AFTER_CALL.match(following[0]) or match_label(following[0]))
-
-
-def _before(body: str, at: int) -> str:
-    """The thought written before a call at `at`: its Thought label's value, or the prose."""
-    marks = labels(body[:at])
-    if not marks:
-        return FENCE_LINE.sub("", body[:at])
-    return body[marks[-1].end : at] if marks[-1].kind == "thought" else ""
+    found = embedded_call(text, tools)
+    return _call_step(*found, tools) if found else None
 
 
 def _action(value: str, input_text: str | None, thought: str, tools: Sequence[str]) -> Step:

@@ -44,7 +44,6 @@ from .events import (
     ApprovalEvent,
     ErrorEvent,
     Event,
-    NoticeEvent,
 )
 from .images import ImageStore
 from .intake import Upload
@@ -58,8 +57,6 @@ log = logging.getLogger(__name__)
 
 MAX_PARSE_RETRIES = 2
 _DONE = object()
-# (model name, base URL) of endpoints that refused native tool calls in this process.
-_NO_NATIVE_TOOLS: set[tuple[str, str]] = set()
 # Seconds an event may wait for a consumer before the turn counts as abandoned.
 CONSUMER_GONE = 5.0
 
@@ -116,16 +113,8 @@ class Agent:
         self.name = name
 
     def protocol_now(self) -> str:
-        """The protocol a turn starts with: `auto` is native for a model that can call tools
-        natively, until its endpoint has refused tools once in this process; the offline
-        model always takes the ReAct text."""
-        if self.tool_protocol == "native" and getattr(self.model, "offline", False):
-            return "react"  # the offline model reads and writes the ReAct text only
-        if self.tool_protocol != "auto":
-            return self.tool_protocol
-        if not getattr(self.model, "native_tools", False):
-            return "react"
-        return "react" if _endpoint(self.model) in _NO_NATIVE_TOOLS else "native"
+        """The protocol a turn starts with (`native.protocol_for`)."""
+        return native.protocol_for(self.model, self.tool_protocol)
 
     def header(self, language: str, task_state: str = "") -> str:
         """The ReAct system header for these tools."""
@@ -226,11 +215,7 @@ class _Turn(TurnState):
             async with asyncio.timeout(limit):
                 return await self._loop()
         except TimeoutError:
-            return ErrorEvent(
-                kind="deadline",
-                message=f"This turn took longer than {limit:g} seconds, so it was stopped. Try a "
-                "simpler request, or raise the turn time limit in the settings.",
-            )
+            return self.failed("deadline", limit_s=limit)
 
     async def _loop(self) -> Terminal:
         try:
@@ -241,30 +226,18 @@ class _Turn(TurnState):
             while True:
                 if self.model_calls >= self.agent.max_steps:
                     steps = self.agent.max_steps
-                    calls = "1 model call" if steps == 1 else f"{steps} model calls"
-                    return ErrorEvent(
-                        kind="step_limit",
-                        message=f"Stopped after {calls} without an answer. Try a simpler "
-                        "question or raise the step limit in Settings.",
-                    )
+                    key = "step_limit_1" if steps == 1 else "step_limit"
+                    return self.failed("step_limit", key, steps=steps)
                 final = await self._step()
                 if final is not None:
                     return final
         except ModelError as exc:
-            return ErrorEvent(message=str(exc), kind=exc.kind)  # type: ignore[arg-type]
+            return ErrorEvent(message=exc.sentence(self.language), kind=exc.kind)  # type: ignore[arg-type]
         except ToolCrashed as exc:
-            return ErrorEvent(
-                kind="internal",
-                message=f"The {exc.tool_name} tool failed unexpectedly; the details are in the "
-                "server log. Please try again, or ask in another way.",
-            )
+            return self.failed("internal", "tool_crashed", tool=exc.tool_name)
         except Exception:
             log.exception("agent turn failed")
-            return ErrorEvent(
-                kind="internal",
-                message="Something went wrong inside the agent; the details are in the server "
-                "log. Please try again.",
-            )
+            return self.failed("internal")
 
     # -- one step ---------------------------------------------------------------------------
 
@@ -276,15 +249,7 @@ class _Turn(TurnState):
             except ModelError as exc:
                 if exc.kind != "tools_unsupported" or self.agent.tool_protocol != "auto":
                     raise
-                # Remembered for the process: this endpoint takes the ReAct text instead.
-                _NO_NATIVE_TOOLS.add(_endpoint(self.agent.model))
-                self.protocol = "react"
-                self.emit(
-                    NoticeEvent(
-                        message="The model's endpoint refused native tool calls, so the agent "
-                        "uses the ReAct text protocol with it."
-                    )
-                )
+                native.fall_back(self)
                 step_no = self.model_calls + 1
         return await react.step(self, step_no)
 
@@ -298,7 +263,3 @@ async def _stopped_within(stop: asyncio.Event | None, seconds: float) -> bool:
         async with asyncio.timeout(seconds):
             await stop.wait()
     return stop.is_set()
-
-
-def _endpoint(model: Any) -> tuple[str, str]:
-    return (str(getattr(model, "name", "")), str(getattr(model, "base_url", "") or ""))

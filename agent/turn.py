@@ -14,6 +14,7 @@ from typing import Any
 from tools.base import Tool
 
 from . import dialogue, prompts, telemetry
+from .error_words import say
 from .events import (
     AnswerEvent,
     ApprovalEvent,
@@ -145,6 +146,11 @@ class TurnState:
                     error=error,
                 )
             )
+
+    def failed(self, kind: Any, key: str | None = None, **facts: Any) -> ErrorEvent:
+        """The turn's end in error `kind`, said in the turn's language (`agent.error_words`'
+        sentence `key`, the kind's own by default)."""
+        return ErrorEvent(kind=kind, message=say(key or kind, self.language, **facts))
 
     def refused_note(self) -> str:
         """A line under the person's words saying which uploads never reached the model, so

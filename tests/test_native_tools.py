@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from agent import Agent, Session, runner
+from agent import Agent, Session, native
 from agent.models import OpenAIChatModel, ScriptedModel, ToolCallPart
 from agent.native import arguments_of, tool_specs
 from tests.conftest import collect
@@ -151,7 +151,7 @@ async def test_streamed_calls_over_http_in_each_servers_way(style):
 
 
 async def test_auto_falls_back_to_react_text_and_remembers_the_endpoint(monkeypatch):
-    monkeypatch.setattr(runner, "_NO_NATIVE_TOOLS", set())
+    monkeypatch.setattr(native, "NO_NATIVE_TOOLS", set())
     replies = ['Thought: x\nAction: calculator\nAction Input: {"expression": "3*3"}', "Nine."]
     with OpenAIServer(replies=[*replies, "Answer: again"], refuse_tools=True) as server:
         model = OpenAIChatModel(model="m", base_url=server.base_url, api_key="k", max_retries=0)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -125,3 +126,16 @@ def _credentials_inside(secret: str) -> list[str]:
     if not colon or not decoded.isprintable():
         return []
     return [p for p in (decoded, password) if len(p) >= _MIN_FORM]
+
+
+def readable(raw: str) -> str:
+    """A JSON body with its escapes undone, so that an escaped secret is seen and redacted."""
+    try:
+        return json.dumps(json.loads(raw), ensure_ascii=False)
+    except ValueError:
+        return raw
+
+
+def short(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -44,6 +44,7 @@ sentence given when an extract path is missing. The extracted values are returne
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -62,7 +63,7 @@ from pydantic import (
     model_validator,
 )
 
-from tools.base import StrictArgs
+from tools.base import StrictArgs, ToolSettings
 
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 TEMPLATE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -278,3 +279,22 @@ def load_manifest(path: Path) -> PluginManifest:
             f"{'.'.join(str(p) for p in detail['loc'])}: {detail['msg']}" if detail else str(error)
         )
         raise ManifestError(f"{Path(path).name}: {reason}") from None
+
+
+_TRUTHY = {"1", "true", "yes", "on"}
+
+
+def manifest_variable(name: str, settings: ToolSettings | None = None) -> str | None:
+    """The value of a variable a manifest names: its switch, its base URL, a secret header.
+
+    A value the settings carry under that name wins. Otherwise the environment is read, here and
+    nowhere else in the tools: the operator chose the name in the manifest, so the settings
+    cannot declare it in advance, and secrets are never copied into the settings the tools see.
+    """
+    if settings is not None and name in settings.variables:
+        return settings.variables[name]
+    return os.environ.get(name)
+
+
+def switched_on(name: str, settings: ToolSettings | None = None) -> bool:
+    return str(manifest_variable(name, settings) or "").strip().lower() in _TRUTHY

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -25,7 +24,7 @@ import httpx
 from pydantic import BaseModel
 
 from tools.base import Tool, ToolContext, ToolInputError, ToolResult, ToolSettings
-from tools.plugin_guard import Redactor, path_value_problem
+from tools.plugin_guard import Redactor, path_value_problem, readable, short
 from tools.plugin_manifest import (
     TEMPLATE,
     EnvSecret,
@@ -37,8 +36,10 @@ from tools.plugin_manifest import (
     build_args_model,
     dig,
     load_manifest,
+    manifest_variable,
     rebase,
     render,
+    switched_on,
 )
 
 __all__ = [
@@ -61,7 +62,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 MAX_TEXT_CHARS = 2000
-_TRUTHY = {"1", "true", "yes", "on"}
 
 
 class PluginError(ToolInputError):
@@ -78,35 +78,6 @@ class PluginError(ToolInputError):
         super().__init__(message, tool_name=tool_name)
         self.status_code = status_code
         self.timeout_seconds = timeout_seconds
-
-
-def manifest_variable(name: str, settings: ToolSettings | None = None) -> str | None:
-    """The value of a variable a manifest names: its switch, its base URL, a secret header.
-
-    A value the settings carry under that name wins. Otherwise the environment is read, here and
-    nowhere else in the tools: the operator chose the name in the manifest, so the settings
-    cannot declare it in advance, and secrets are never copied into the settings the tools see.
-    """
-    if settings is not None and name in settings.variables:
-        return settings.variables[name]
-    return os.environ.get(name)
-
-
-def _switched_on(name: str, settings: ToolSettings | None = None) -> bool:
-    return str(manifest_variable(name, settings) or "").strip().lower() in _TRUTHY
-
-
-def _readable(raw: str) -> str:
-    """A JSON body with its escapes undone, so that an escaped secret is seen and redacted."""
-    try:
-        return json.dumps(json.loads(raw), ensure_ascii=False)
-    except ValueError:
-        return raw
-
-
-def _short(text: str, limit: int = 200) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class PluginTool(Tool):
@@ -190,7 +161,7 @@ class PluginTool(Tool):
         problem = path_value_problem(str(value))
         if problem:
             raise PluginError(
-                f"The {name} {_short(str(value), 40)!r} cannot be part of the {self.name} "
+                f"The {name} {short(str(value), 40)!r} cannot be part of the {self.name} "
                 f"service's address because it {problem}; give the {name} itself.",
                 tool_name=self.name,
             )
@@ -233,7 +204,7 @@ class PluginTool(Tool):
         raw = b"".join(chunks).decode(response.encoding or "utf-8", "replace")
         if response.status_code >= 400:
             raise PluginError(
-                f"The {self.name} service answered HTTP {response.status_code}: {_readable(raw)}",
+                f"The {self.name} service answered HTTP {response.status_code}: {readable(raw)}",
                 tool_name=self.name,
                 status_code=response.status_code,
             )
@@ -263,7 +234,7 @@ class PluginTool(Tool):
         except PluginError as error:
             # Shortened only once redacted, so that no part of a cut secret shows.
             raise PluginError(
-                _short(redactor.text(str(error)), 300),
+                short(redactor.text(str(error)), 300),
                 tool_name=self.name,
                 status_code=error.status_code,
                 timeout_seconds=error.timeout_seconds,
@@ -355,7 +326,7 @@ def load_plugins(directory: Path, settings: ToolSettings | None = None) -> list[
     for path in sorted(Path(directory).glob("*.json")):
         try:
             manifest = load_manifest(path)
-            if manifest.enabled_by and not _switched_on(manifest.enabled_by, settings):
+            if manifest.enabled_by and not switched_on(manifest.enabled_by, settings):
                 continue
             tools.append(plugin_from_manifest(manifest, settings)())
         except ManifestError as error:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import logging
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -16,15 +14,15 @@ from tools.base import (
     StrictArgs,
     Tool,
     ToolContext,
-    ToolInputError,
     ToolResult,
     image_id_from,
     language_of,
 )
-from tools.ocr_pool import EngineSpec, EngineUnavailable, OcrPool, WorkerLost, WorkersBusy
+from tools.ocr_errors import OcrBusy, OcrUnavailable, OcrWorkerLost, engine_errors
+from tools.ocr_pool import EngineSpec, OcrPool
 from tools.ocr_words import Gaps, is_cjk, tidy_line, trim_overlaps
 
-log = logging.getLogger(__name__)
+__all__ = ["OcrBusy", "OcrUnavailable", "OcrWorkerLost", "ReadText", "reading_order", "recognise"]
 
 # The engine drops anything below this itself; `min_confidence` filters above it.
 ENGINE_MIN_SCORE = 0.2
@@ -61,71 +59,8 @@ ENGINE = EngineSpec(
 POOL = OcrPool(ENGINE)
 
 
-class OcrUnavailable(ToolInputError):
-    """The OCR engine cannot load on this machine (a system library or the package is missing);
-    every other tool still works."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(
-            f"Text reading is unavailable on this server: the OCR engine could not load "
-            f"({reason}); look at the image directly or ask the person to type the text.",
-            tool_name="read_text",
-        )
-        self.reason = reason
-
-
-class OcrBusy(ToolInputError):
-    """Every OCR worker stayed busy with other calls for as long as this call may take, or so
-    many calls were waiting already that this one was turned away at once."""
-
-    def __init__(self, seconds: float, queued: int = 0) -> None:
-        if queued:
-            why = f"{queued} more readings are already waiting for them"
-        else:
-            why = f"none came free within {seconds:g} seconds"
-        super().__init__(
-            f"All OCR workers are busy reading other images and {why}; try again in a moment "
-            "or look at the image directly.",
-            tool_name="read_text",
-        )
-        self.seconds = seconds
-        self.queued = queued
-
-
-class OcrWorkerLost(ToolInputError):
-    """The worker process ended in the middle of this image (out of memory, killed)."""
-
-    def __init__(self, exitcode: int | None) -> None:
-        super().__init__(
-            "The OCR process ended while reading this image; try a smaller image, or zoom "
-            "into the part with the text and read that.",
-            tool_name="read_text",
-        )
-        self.exitcode = exitcode
-
-
 def engine_loaded() -> bool:
     return POOL.loaded()
-
-
-@contextmanager
-def _engine_errors(timeout: float) -> Iterator[None]:
-    """The pool's plain failures as the sentences the model reads."""
-    try:
-        yield
-    except EngineUnavailable as error:
-        # packages.txt names the Debian packages a Hugging Face Space installs.
-        log.warning(
-            "OCR engine unavailable (%s); install the system packages in packages.txt "
-            "(libgl1, libglib2.0-0) and the Python requirements",
-            error.detail or error.reason,
-        )
-        raise OcrUnavailable(error.reason) from error
-    except WorkersBusy as error:
-        raise OcrBusy(timeout, error.queued) from error
-    except WorkerLost as error:
-        log.warning("OCR worker lost: %s", error)
-        raise OcrWorkerLost(error.exitcode) from error
 
 
 class ReadTextArgs(StrictArgs):
@@ -224,7 +159,7 @@ def recognise(
     prepared = _engine_input(image)
     # A little before the agent's own timeout, so that a wait for a busy worker says so.
     deadline = time.monotonic() + timeout - min(1.0, timeout / 10)
-    with _engine_errors(timeout):
+    with engine_errors(timeout):
         found = POOL.read(
             np.asarray(prepared),
             cancelled=(lambda: ctx.cancelled) if ctx is not None else (lambda: False),
@@ -301,7 +236,7 @@ class ReadText(Tool):
     )
 
     def warm_up(self) -> None:
-        with _engine_errors(self.timeout):
+        with engine_errors(self.timeout):
             POOL.warm_up(deadline=time.monotonic() + self.timeout)
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:

@@ -17,10 +17,11 @@ import gradio as gr
 
 from agent.approval import ApprovalDecision, decision_text
 
-from .handlers import PageHandlers, _on_page
+from .handlers import PageHandlers
 from .labels import t
 from .page_state import PageState
 from .page_values import page_values
+from .turns import on_page
 
 
 def build(i18n: Any) -> SimpleNamespace:
@@ -105,7 +106,7 @@ def decide(page: PageHandlers, action: str) -> Any:
         )
         text = decision_text(decision, state.prefs.language)
         turn = page.run_turn(state, text, [], decision=decision)
-        async for update in _on_page(turn, state):
+        async for update in on_page(turn, state):
             yield update
 
     return handler

@@ -48,8 +48,9 @@ from agent.events import (
     export_trace,
 )
 
-from .handlers import PageHandlers, _file_path
+from .handlers import PageHandlers
 from .page_state import PageState, TurnRecord
+from .turns import file_path
 
 
 def add_script_endpoints(
@@ -102,7 +103,7 @@ def ask_endpoint(page: PageHandlers) -> Any:
             problem = "approval must be ask, always or never."
             return refused_turn(problem, []), state
         before = {id(record) for record in state.turns}
-        files = [_file_path(f) for f in (message or {}).get("files") or []]
+        files = [file_path(f) for f in (message or {}).get("files") or []]
         names = [Path(f).name for f in files if f]
         started = time.monotonic()
         try:

@@ -7,16 +7,40 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..error_words import say
+
 
 class ModelError(Exception):
-    """The model could not answer. `str(error)` is one sentence a person can act on."""
+    """The model could not answer. `str(error)` is one sentence a person can act on, in
+    English; `sentence(language)` says it in the conversation's language when the error was
+    made from a key of `agent.error_words` (`ModelError.said`)."""
 
     def __init__(
-        self, message: str, *, status_code: int | None = None, kind: str = "model"
+        self,
+        message: str,
+        *,
+        status_code: int | None = None,
+        kind: str = "model",
+        key: str | None = None,
+        facts: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.status_code = status_code
         self.kind = kind
+        self.key = key
+        self.facts = facts or {}
+
+    @classmethod
+    def said(cls, key: str, kind: str, status_code: int | None = None, **facts: Any) -> ModelError:
+        """The error whose sentence is `agent.error_words`' `key` with these facts."""
+        return cls(
+            say(key, "en", **facts), status_code=status_code, kind=kind, key=key, facts=facts
+        )
+
+    def sentence(self, language: str) -> str:
+        if self.key is None:
+            return str(self)
+        return say(self.key, language, **self.facts)
 
 
 class ToolCallPart(BaseModel):

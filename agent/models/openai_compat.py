@@ -179,11 +179,7 @@ class OpenAIChatModel:
                     reasoning = reasoning or bool(thought)
                     size += len(thought) + len(delta.content or "") + calls.feed(delta)
                     if size > limit * CHARS_PER_TOKEN:
-                        raise self._fail(
-                            f"The model's reply ran past its limit of {limit:,} tokens without "
-                            "ending, so it was cut off; try again, or ask for a shorter answer.",
-                            "cut_off",
-                        )
+                        raise self._fail("cut_off_limit", "cut_off", limit=limit)
                     if not delta.content:
                         continue
                     received += delta.content
@@ -198,48 +194,23 @@ class OpenAIChatModel:
                         yield received[sent:safe]
                         sent = safe
         except openai.APITimeoutError as exc:
-            raise self._fail(
-                f"The model service stopped sending the reply for {seconds(self.timeout)}; "
-                "try again or raise the timeout.",
-                "timeout",
-            ) from exc
+            raise self._fail("stalled", "timeout", timeout=self.timeout) from exc
         except openai.APIConnectionError as exc:
             if sent:
-                raise self._fail(
-                    "The model's reply was cut off part-way because the connection closed; "
-                    "try again.",
-                    "cut_off",
-                ) from exc
-            raise self._fail(
-                "The model service closed the connection before sending a reply; try again.",
-                "connection",
-            ) from exc
+                raise self._fail("cut_off_closed", "cut_off") from exc
+            raise self._fail("closed_early", "connection") from exc
         except openai.APIError as exc:
-            raise self._fail(
-                "The model service reported an error part-way through the reply; try again.",
-                "server",
-            ) from exc
+            raise self._fail("stream_error", "server") from exc
         except ValueError as exc:
-            raise self._fail(
-                "The model service sent a reply this client cannot read; check the base URL "
-                "points at an OpenAI-compatible API.",
-                "bad_response",
-            ) from exc
+            raise self._fail("unreadable_reply", "bad_response") from exc
         if sent < len(received):
             yield received[sent:]
         for call in calls.parts():
             yield call
         if not received and not calls:
             if reasoning and finish == "length":
-                raise self._fail(
-                    f"Model {self.name!r} used its whole token budget thinking and gave no reply; "
-                    "raise max_tokens or try again.",
-                    "empty",
-                )
-            raise self._fail(
-                f"Model {self.name!r} returned an empty reply; try again or choose another model.",
-                "empty",
-            )
+                raise self._fail("thinking_only", "empty", model=self.name)
+            raise self._fail("empty_reply", "empty", model=self.name)
 
     async def _open(self, request: ModelRequest, stops: list[str], limit: int) -> Any:
         """Start the streamed call within the time budget: drop once each parameter the model
@@ -256,17 +227,12 @@ class OpenAIChatModel:
                     return await client.chat.completions.create(**params)
             except (TimeoutError, openai.APITimeoutError) as exc:
                 raise self._fail(
-                    f"The model service at {safe_url(self.base_url)} did not answer within "
-                    f"{seconds(self.timeout)}; try again or raise the timeout.",
-                    "timeout",
+                    "no_answer", "timeout", url=safe_url(self.base_url), timeout=self.timeout
                 ) from exc
             except openai.BadRequestError as exc:
                 if request.tool_specs is not None and mentions_tools(exc):
                     raise self._fail(
-                        f"Model {self.name!r} does not take tools natively here; use the ReAct "
-                        "text protocol (tool protocol react or auto).",
-                        "tools_unsupported",
-                        exc.status_code,
+                        "tools_unsupported", "tools_unsupported", exc.status_code, model=self.name
                     ) from exc
                 refused = refused_param(exc, [p for p in _DROPPABLE if p in params])
                 if refused is None:
@@ -288,10 +254,7 @@ class OpenAIChatModel:
                     request.on_retry(notice)
                 await asyncio.sleep(wait)
             except openai.OpenAIError as exc:
-                raise self._fail(
-                    "The model client could not start the call; check the model settings.",
-                    "model",
-                ) from exc
+                raise self._fail("client_start", "model") from exc
 
     def _params(self, request: ModelRequest, stops: list[str], limit: int) -> dict[str, Any]:
         params: dict[str, Any] = {
@@ -315,14 +278,13 @@ class OpenAIChatModel:
     def _open_error(self, exc: openai.APIError) -> ModelError:
         if isinstance(exc, openai.APIStatusError):
             return status_error(exc, self.name)
-        return ModelError(
-            f"Could not connect to the model service at {safe_url(self.base_url)}; "
-            "check that it is running and that the base URL is right.",
-            kind="connection",
-        )
+        return ModelError.said("no_connection", "connection", url=safe_url(self.base_url))
 
-    def _fail(self, message: str, kind: str, status_code: int | None = None) -> ModelError:
-        return self._logged(ModelError(message, status_code=status_code, kind=kind))
+    def _fail(
+        self, key: str, kind: str, status_code: int | None = None, **facts: Any
+    ) -> ModelError:
+        """The error `agent.error_words` says under `key`, logged."""
+        return self._logged(ModelError.said(key, kind, status_code, **facts))
 
     def _logged(self, error: ModelError) -> ModelError:
         log.warning("Model call failed (%s): %s", error.kind, error)

@@ -12,7 +12,10 @@ from urllib.parse import urlsplit
 
 import openai
 
+from ..error_words import seconds
 from .base import ModelError
+
+__all__ = ["seconds"]
 
 _UNSUPPORTED_WORDS = ("unsupported", "not supported", "does not support")
 # The openai client's own backoff: 0.5 s, 1 s, 2 s, ... at most 8 s.
@@ -24,82 +27,36 @@ def status_error(exc: openai.APIStatusError, model: str) -> ModelError:
     """The sentence for an HTTP error answer, with its status code and kind."""
     code = exc.status_code
 
-    def fail(message: str, kind: str) -> ModelError:
-        return ModelError(message, status_code=code, kind=kind)
+    def fail(key: str, kind: str, **facts: Any) -> ModelError:
+        return ModelError.said(key, kind, status_code=code, **facts)
 
     if code == 401:
-        return fail(
-            "The model service rejected the API key (401); check that the key is right "
-            "and has not expired.",
-            "auth",
-        )
+        return fail("http_401", "auth")
     if code == 403:
-        return fail(
-            f"The API key is not allowed to use model {model!r} (403); check the key's "
-            "permissions.",
-            "auth",
-        )
+        return fail("http_403", "auth", model=model)
     if code == 404:
-        return fail(
-            f"The model service does not know model {model!r} (404); check the model name "
-            "and the base URL.",
-            "not_found",
-        )
+        return fail("http_404", "not_found", model=model)
     if code == 429:
         if error_code(exc) == "insufficient_quota":
-            return fail(
-                "The account behind the API key has run out of quota (429); check its billing.",
-                "rate_limit",
-            )
-        return fail(
-            f"The model service is limiting the rate of requests (429); {_when(exc)}.",
-            "rate_limit",
-        )
-    if code == 500:
-        return fail(
-            "The model service had an internal error (500); try again in a moment.", "server"
-        )
-    if code == 502:
-        return fail(
-            "The gateway in front of the model service got no valid answer from it (502); "
-            "try again in a moment.",
-            "server",
-        )
+            return fail("quota", "rate_limit")
+        wait = retry_after(exc)
+        if wait:
+            return fail("rate_limit_wait", "rate_limit", wait=wait)
+        return fail("rate_limit", "rate_limit")
+    if code in (500, 502, 504):
+        return fail(f"http_{code}", "server")
     if code == 503:
         wait = retry_after(exc)
-        when = f"try again in {seconds(wait)}" if wait else "try again in a moment"
-        return fail(f"The model service is unavailable right now (503); {when}.", "server")
-    if code == 504:
-        return fail(
-            "The gateway in front of the model service timed out waiting for the model (504); "
-            "try again in a moment, or send a shorter conversation.",
-            "server",
-        )
+        return fail("http_503_wait", "server", wait=wait) if wait else fail("http_503", "server")
     if code >= 500:
-        return fail(f"The model service failed with HTTP {code}; try again in a moment.", "server")
+        return fail("http_5xx", "server", code=code)
     if code in (400, 413, 422) and _mentions(exc, ("context", "too long", "too large")):
-        return fail(
-            f"The conversation is too long for model {model!r} ({code}); start a new "
-            "conversation or send fewer images.",
-            "bad_request",
-        )
+        return fail("too_long", "bad_request", model=model, code=code)
     if code == 413:
-        return fail(
-            "The request was too large for the model service (413); send fewer or smaller "
-            "images, or start a new conversation.",
-            "bad_request",
-        )
+        return fail("http_413", "bad_request")
     if code in (400, 422):
-        return fail(
-            f"Model {model!r} refused the request ({code}), perhaps because it does not "
-            "accept images or one of the settings; try without images, or choose another "
-            "model.",
-            "bad_request",
-        )
-    return fail(
-        f"The model service answered with HTTP {code}; check the base URL and try again.",
-        "http",
-    )
+        return fail("bad_request", "bad_request", model=model, code=code)
+    return fail("http_other", "http", code=code)
 
 
 def retry_wait(exc: openai.APIError, retries_done: int) -> float | None:
@@ -126,18 +83,8 @@ def retry_reason(exc: openai.APIError) -> str:
     return "The connection to the model service failed"
 
 
-def seconds(value: float) -> str:
-    """ "1 second", "0.5 seconds", "60 seconds"."""
-    return f"{value:g} second" if value == 1 else f"{value:g} seconds"
-
-
 def _backoff(retries_done: int) -> float:
     return min(_FIRST_WAIT * 2**retries_done, _LONGEST_WAIT)
-
-
-def _when(exc: openai.APIStatusError) -> str:
-    wait = retry_after(exc)
-    return f"try again in {seconds(wait)}" if wait else "wait a moment and try again"
 
 
 def refused_param(exc: openai.BadRequestError, candidates: list[str]) -> str | None:

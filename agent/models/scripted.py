@@ -46,7 +46,7 @@ class ScriptedModel:
         index = len(self.requests)
         self.requests.append(request)
         if index >= len(self.replies):
-            raise ModelError("The scripted model has no more replies.")
+            raise ModelError.said("scripted_done", "model")
         reply = self.replies[index]
         if isinstance(reply, Exception):
             raise reply

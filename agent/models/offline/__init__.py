@@ -78,11 +78,7 @@ class OfflineModel:
         try:
             text = await run_quick(self.reply, request, what="the offline model's reply")
         except Overdue as exc:
-            raise ModelError(
-                "The offline model could not work out a reply in time; try a shorter or "
-                "simpler request.",
-                kind="timeout",
-            ) from exc
+            raise ModelError.said("offline_timeout", "timeout") from exc
         for start in range(0, len(text), self.chunk_size):
             # Yield to the event loop so a page sees the reply arrive in pieces.
             await asyncio.sleep(self.delay)

@@ -1,0 +1,258 @@
+"""One page turn for a session's state: check it, record it, run the agent, and stream the
+page's values as the agent's events arrive.
+
+`TurnRunner` holds what every session shares (settings, tools, how a model is made). The page's
+buttons (`ui.handlers`), the script endpoints (`ui.script_api`) and the MCP endpoints
+(`ui.mcp_endpoints`) all start their turns here, so a turn reads the same whoever started it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+import gradio as gr
+
+from agent.config import ModelNotConfigured, Settings
+from agent.events import AnswerDeltaEvent, ModelDeltaEvent, NoticeEvent, ToolProgressEvent
+from agent.images import ImageRef
+from agent.intake import message_problem, sort_images
+from agent.runner import Agent
+
+from .access import Access
+from .labels import t
+from .page_state import PageState, Prefs, TurnRecord, default_model, default_prefs
+from .page_values import page_values
+from .sweeper import LIVE
+from .trace_view import TurnView
+
+STREAM_INTERVAL = 0.05
+# Events that come in streams: shown at most every STREAM_INTERVAL.
+_DELTAS = (ModelDeltaEvent, AnswerDeltaEvent, ToolProgressEvent)
+
+
+class TurnRunner:
+    """Runs a session's turns. `model_factory(prefs)` picks the model for a turn (tests inject
+    scripted ones); by default the session's settings do, through `agent.config`. Each method
+    takes one session's `PageState`, None before that session's first event."""
+
+    def __init__(
+        self,
+        model_factory: Callable[[Prefs], Any] | None = None,
+        env: Settings | None = None,
+        tools: list[Any] | None = None,
+    ) -> None:
+        self.env = env or Settings()
+        if tools is None:
+            from tools import default_tools
+
+            tools = default_tools(self.env.tool_settings())
+        self.tools = tools
+        self.prefs0 = default_prefs(self.env)
+        self.injected = model_factory is not None
+        self.make_model = model_factory or (lambda prefs: default_model(prefs, self.env))
+        self.access = Access(self.env)
+
+    def new_state(self) -> PageState:
+        state = PageState(replace(self.prefs0), self.env)
+        LIVE.touch(state)
+        return state
+
+    def use(self, state: PageState | None, tell: bool = True) -> PageState:
+        """The session's state, made on first use and marked as used now. A conversation the
+        idle sweep closed says so once (`tell`; a warning needs a queued event)."""
+        if state is None:
+            return self.new_state()
+        LIVE.touch(state)
+        if state.expired and tell:
+            state.expired = False
+            minutes = f"{self.env.session_idle_minutes:g}"
+            gr.Warning(t("session_expired", state.prefs.language).format(minutes=minutes))
+        return state
+
+    def model_for(self, state: PageState) -> Any:
+        # Injected factories (tests) give a fresh model per turn; ours is kept per session.
+        return self.make_model(state.prefs) if self.injected else state.model(self.make_model)
+
+    def refusal(self, message: dict | None, language: str) -> str | None:
+        """Why a message is refused as a whole before it is taken from the input, or None."""
+        message = message or {}
+        return message_problem(
+            str(message.get("text") or ""),
+            len(message.get("files") or []),
+            max_chars=self.env.max_message_chars,
+            max_images=self.env.max_images_per_message,
+            language=language,
+        )
+
+    async def run_turn(
+        self,
+        state: PageState,
+        text: str,
+        files: Sequence[str | ImageRef],
+        stops: int | None = None,
+        **how: Any,
+    ) -> AsyncIterator[tuple]:
+        """One turn. `stops` is how many times Stop had been pressed when the message was
+        sent (the page counts from when it took the message): a press after that ends it.
+        `how` may hold `approval`, a policy for the turn (`/ask`), and `decision`, an
+        `ApprovalDecision` on the call waiting for approval (`ui.approval_panel`)."""
+        stops = state.stops if stops is None else stops
+        await self._check(state, text, files)
+        state.running += 1
+        turn = self._start_turn(state, text, files, stops, how)
+        try:
+            async with contextlib.aclosing(turn) as updates:
+                async for update in updates:
+                    yield update
+        finally:
+            state.running -= 1
+            LIVE.touch(state)
+
+    async def _check(self, state: PageState, text: str, files: Sequence[Any]) -> None:
+        """Refuse a turn that may not start, in one sentence, before anything changes."""
+        prefs = state.prefs
+        problem = self.refusal({"text": text, "files": files}, prefs.language)
+        problem = problem or self.access.turn_problem(state)
+        if not problem and prefs.source != "offline":
+            # A custom base URL's host is looked up: off the event loop.
+            problem = await asyncio.to_thread(self.access.model_problem, prefs)
+        if problem:
+            raise gr.Error(problem, print_exception=False)
+
+    async def _start_turn(
+        self,
+        state: PageState,
+        text: str,
+        files: Sequence[str | ImageRef],
+        stops: int,
+        how: dict[str, Any],
+    ) -> AsyncIterator[tuple]:
+        prefs = state.prefs
+        # Uploads the agent can use (prepared off the event loop), and one sentence for each
+        # it cannot; uploads keep their file name for that.
+        good, refused_images = await sort_images(state.session.images, files)
+        refused = [r.sentence(prefs.language) for r in refused_images]
+        if not text.strip() and not good:
+            # Nothing to send: the one message says why, once.
+            if refused:
+                raise gr.Error(" ".join(refused), print_exception=False)
+            raise gr.Error(t("empty_input", prefs.language), print_exception=False)
+        for sentence in refused:
+            gr.Warning(sentence)
+        self.access.count_turn(state)
+        session = state.session
+        record = TurnRecord(
+            text=text,
+            refs=good,
+            view=TurnView(len(state.turns) + 1, prefs.language, text),
+            task_before=session.task.model_copy(deep=True) if session.task else None,
+            approval_before=session.approval.model_copy(deep=True) if session.approval else None,
+            history_len=len(session.history),
+            decision=how.get("decision"),
+            history_last=session.history[-1] if session.history else None,
+            stops=stops,
+        )
+        for sentence in refused:
+            notice = NoticeEvent(message=sentence)
+            record.events.append(notice)
+            record.view.apply(notice)
+        state.turns.append(record)
+        del state.turns[: -self.env.max_history_turns]
+        try:
+            if state.stops != stops:
+                # Stop was pressed before the turn got here (while its message was taken, or
+                # its images prepared): it ends before it starts.
+                state.stop_turn(record)
+                yield page_values(state)
+                return
+            yield page_values(state)
+            try:
+                model = self.model_for(state)
+            except ModelNotConfigured:
+                gr.Warning(t("model_not_configured", prefs.language))
+                state.turns.remove(record)
+                yield page_values(state)
+                return
+            agent = self.agent_for(prefs, model, how.get("approval"))
+            # The refused ones go along so that the reply can say what became of them.
+            uploads = [*good, *refused_images]
+            run_agent = self._run_agent(state, record, agent, uploads, how.get("decision"))
+            async with contextlib.aclosing(run_agent) as run:
+                async for update in run:
+                    yield update
+        finally:
+            # A turn cancelled from outside (Stop, a client's cancel, a client gone) shows as
+            # stopped when the conversation goes on, never as still thinking.
+            if any(r is record for r in state.turns):
+                state.stop_turn(record)
+
+    def agent_for(self, prefs: Prefs, model: Any, approval: str | None = None) -> Agent:
+        """The agent a session's settings ask for; the page and the MCP endpoints share it.
+        `approval` overrides the approval policy of the settings."""
+        return Agent(
+            model,
+            self.tools,
+            settings=self.env,
+            language=prefs.language,
+            style=prefs.style,
+            max_steps=int(prefs.max_steps),
+            temperature=float(prefs.temperature),
+            image_detail=prefs.image_detail,
+            tool_protocol=prefs.tool_protocol,
+            approval=approval or self.env.approval,
+        )
+
+    async def _run_agent(
+        self,
+        state: PageState,
+        record: TurnRecord,
+        agent: Agent,
+        images: list[Any],
+        decided: Any = None,  # an ApprovalDecision
+    ) -> AsyncIterator[tuple]:
+        shown = 0.0
+        run = agent.run(record.text, images, state.session, decision=decided, stop=record.stop)
+        async with contextlib.aclosing(run) as events:
+            async for event in events:
+                if state.stops != record.stops:
+                    # Stopped: whatever the turn did since is not shown, and leaving the loop
+                    # closes the run, which cancels the model call or the tool, even when the
+                    # cancel of the page's event comes late or never.
+                    break
+                event = self.access.screen(event, state.prefs)
+                record.events.append(event)
+                record.view.apply(event)
+                now = time.monotonic()
+                # Text deltas arrive faster than anyone reads; showing them at most every
+                # STREAM_INTERVAL keeps the page fluid and the server free for other sessions.
+                # Every other event is shown at once, and the next update carries what waited.
+                if isinstance(event, _DELTAS) and now - shown < STREAM_INTERVAL:
+                    continue
+                if record.view.done:
+                    state.write_trace(record)
+                shown = now
+                yield page_values(state)
+
+
+def file_path(item: Any) -> str:
+    if isinstance(item, dict):
+        return str(item.get("path") or item.get("name") or "")
+    return str(item)
+
+
+async def on_page(updates: AsyncIterator[tuple], state: PageState) -> AsyncIterator[tuple]:
+    """The page's own turns: a refusal is a warning, and the conversation stays on screen (a
+    raised error would cover the chat and the trace with error badges). `/chat` keeps raising,
+    so a script reads the sentence as an error."""
+    try:
+        async with contextlib.aclosing(updates) as items:
+            async for update in items:
+                yield update
+    except gr.Error as exc:
+        gr.Warning(exc.message)
+        yield page_values(state)
