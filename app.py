@@ -123,9 +123,11 @@ def build_demo(
         # Scripted QA calls `/chat` with the message itself; it runs the same turn.
         api_trigger = gr.Button(visible=False, elem_id="api-chat")
         from_api = api_trigger.click(page.chat, [box, state], api_name="chat", **turn)
-        retried = retry_btn.click(page.stop_square, gr.State(True), box, queue=False, **quiet).then(
-            page.retry, [state], api_visibility="private", **turn
-        )
+        # Retry takes the count of Stop presses first, not queued, as sending does.
+        retry_stops = gr.State(None)
+        retried = retry_btn.click(
+            page.take_retry, [state], [box, retry_stops], queue=False, **quiet
+        ).then(page.retry, [state, retry_stops], api_visibility="private", **turn)
         running = [submitted, *from_examples, retried, from_api]
         panel = parts.approval  # a call waiting for approval: ui.approval_panel
         running += approval_panel.wire(panel, page, state, turn)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 import segno
+from PIL import Image
 
 from agent import Agent, Session
 from agent.models import OfflineModel
@@ -100,3 +101,35 @@ async def test_one_image_requests_still_use_one_image(tools, text):
 async def test_all_images_with_only_one_reads_it_once(tools):
     _answer, calls = await turn(tools, "read all the images", [SIGN])
     assert calls[0] == ("read_text", "img_1") and len([c for c in calls if c[1]]) <= 2
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("zoom into the small print, then read it, for all three images", "en"),
+        ("每张图都放大，然后读出上面的字", "zh"),
+    ],
+)
+async def test_a_chain_of_tools_runs_on_each_image(tools, text, language):
+    answer, calls = await turn(tools, text, [SIGN, LABEL, RECEIPT], language)
+    assert calls == [
+        ("zoom", "img_1"),
+        ("read_text", "img_4"),
+        ("zoom", "img_2"),
+        ("read_text", "img_5"),
+        ("zoom", "img_3"),
+        ("read_text", "img_6"),
+    ]
+    assert answer.type == "answer"
+    for made in ("img_4", "img_5", "img_6"):
+        assert made in answer.text
+    assert answer.text.index("img_1") < answer.text.index("img_2") < answer.text.index("img_3")
+
+
+async def test_a_chain_on_more_images_than_one_turn_holds_says_which_were_left(tools, tmp_path):
+    fourth = tmp_path / "plain.png"
+    Image.new("RGB", (300, 200), "white").save(fourth)
+    images = [SIGN, LABEL, RECEIPT, fourth]
+    answer, calls = await turn(tools, "zoom into each image, then read it", images)
+    assert [c[0] for c in calls] == ["zoom", "read_text"] * 3
+    assert answer.type == "answer" and "img_4" in answer.text.split("\n\n")[-1]

@@ -187,3 +187,40 @@ async def test_the_first_message_can_be_stopped_before_its_turn_has_shown_anythi
     assert sum(m.calls for m in made) == 0
     said_stopped(state)
     state.close()
+
+
+@pytest.mark.parametrize(("language", "text"), [("en", "wait for me"), ("zh", "等我一下")])
+async def test_stop_pressed_between_retry_and_its_turn_ends_the_retried_turn(language, text):
+    page, made = page_with(SlowWait(0.01), delay=0.0)
+    state = page.new_state()
+    state.prefs.language = language
+    _, taken = page.take_message({"text": text, "files": []}, state)
+    await drain(page.send(taken, state))
+    calls = sum(m.calls for m in made)
+    box, stops = page.take_retry(state)  # Retry pressed: not queued
+    assert box.stop_btn is True
+    await page.stop(state)  # before the retried turn's own event has started
+    await drain(page.retry(state, stops))
+    assert sum(m.calls for m in made) == calls  # the retried turn asked no model
+    said_stopped(state, language)
+    assert len(state.turns) == 1
+    assert page.turn_ended(state)[1].stop_btn is False
+    # Retry again, unhindered: the turn runs.
+    _, stops = page.take_retry(state)
+    await drain(page.retry(state, stops))
+    assert ANSWER in page_values(state)[0][-1]["content"]
+    state.close()
+
+
+async def test_retry_while_a_turn_runs_leaves_that_turn_alone():
+    page, _ = page_with(SlowWait())
+    state = page.new_state()
+    stream = page.send({"text": "wait for me", "files": []}, state)
+    await run_until(stream, in_tool)
+    _, stops = page.take_retry(state)
+    assert stops == {"held": True}
+    assert [u async for u in page.retry(state, stops)] == []  # nothing ran, nothing changed
+    await drain(stream)
+    assert ANSWER in page_values(state)[0][-1]["content"]
+    assert len(state.turns) == 1
+    state.close()

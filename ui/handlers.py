@@ -63,8 +63,23 @@ class PageHandlers(TurnRunner):
         async for update in on_page(self.chat(message, state), state):
             yield update
 
-    async def retry(self, state: PageState | None) -> AsyncIterator[tuple]:
+    def take_retry(self, state: PageState | None) -> tuple:
+        """Retry's first step, not queued, as taking a message is: the stop square shows, and
+        the count of Stop presses so far goes with the retried turn, so that a Stop pressed
+        before its turn starts ends it."""
+        if state is not None and state.running:
+            return gr.skip(), HELD  # the running turn goes on; `retry` says why nothing ran
+        return self.stop_square(True), state.stops if state is not None else 0
+
+    async def retry(
+        self, state: PageState | None, stops: int | dict | None = None
+    ) -> AsyncIterator[tuple]:
+        """The last turn again, from where the conversation stood before it. `stops` is the
+        count `take_retry` took when Retry was pressed."""
         state = self.use(state)
+        if stops == HELD:
+            gr.Info(t("wait_retry", state.prefs.language))
+            return
         if not state.turns:
             yield page_values(state)
             return
@@ -79,7 +94,7 @@ class PageHandlers(TurnRunner):
         session.task = last.task_before
         session.approval = last.approval_before
         del session.history[last.history_len :]
-        turn = self.run_turn(state, last.text, last.refs, decision=last.decision)
+        turn = self.run_turn(state, last.text, last.refs, stops, decision=last.decision)
         async for update in on_page(turn, state):
             yield update
 

@@ -52,6 +52,36 @@ def test_an_error_reply_looks_like_an_error(open_at, page_model):
     expect(page.locator("#chat .reply-error")).to_have_count(1)
 
 
+LOOP = [
+    f'Thought: again\nAction: calculator\nAction Input: {{"expression": "{i}+1"}}' for i in range(9)
+]
+
+
+@pytest.mark.parametrize(
+    ("locale", "question", "said"),
+    [
+        ("zh-CN", "你好", ("模型服务正在限制请求频率", "7 秒")),
+        ("en-US", "hello", ("limiting the rate of requests", "7 seconds")),
+        ("en-US", "你好吗", ("模型服务正在限制请求频率", "7 秒")),
+    ],
+)
+def test_the_agents_error_sentences_are_in_the_conversations_language(
+    open_at, page_model, locale, question, said
+):
+    limited = ModelError.said("rate_limit_wait", "rate_limit", 429, wait=7)
+    page_model["factory"] = lambda: ScriptedModel([limited])
+    page = open_at(DESKTOP, locale)
+    send(page, question)
+    error = page.locator("#chat .bot-row .reply-error")
+    for words in said:
+        expect(error).to_contain_text(words)
+    if locale == "zh-CN":
+        # The step limit too, after a model that never answers.
+        page_model["factory"] = lambda: ScriptedModel(list(LOOP))
+        send(page, "一直算下去")
+        expect(page.locator("#chat .bot-row .reply-error").last).to_contain_text("次后仍没有答案")
+
+
 @pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
 def test_numbers_are_written_one_way_and_nothing_has_a_stray_dot(open_at, locale):
     page = open_at(DESKTOP, locale)

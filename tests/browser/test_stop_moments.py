@@ -139,3 +139,19 @@ def test_stop_in_a_chinese_browser_says_so_in_chinese(browser, url, after):
         stays_stopped(page, "已停止", "在完成前被停止")
     finally:
         page.context.close()
+
+
+@pytest.mark.parametrize("after", [0.0, 0.6])
+def test_stop_right_after_retry_ends_the_retried_turn(browser, url, after):
+    page = open_page(browser, url)
+    try:
+        send(page, "wait for me")
+        sync_api.expect(page.locator("#chat")).to_contain_text(ANSWER, timeout=15_000)
+        sync_api.expect(page.locator("#run-status")).to_contain_text("model call")
+        page.click("#retry")
+        time.sleep(after)
+        press(page, "button")
+        stays_stopped(page, "Stopped", "Stopped before it finished")
+        sync_api.expect(page.locator("#chat .user-row")).to_have_count(1)
+    finally:
+        page.context.close()

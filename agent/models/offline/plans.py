@@ -226,16 +226,30 @@ def help_plan(job: Job) -> Plan:
 
 def each_plan(job: Job, tool: Any, images: list[str]) -> Plan:
     """The request is about every image ("read all three", "每张"): the tool once on each, in
-    the order they were sent, and an answer that covers each by its id."""
+    the order they were sent, and an answer that covers each by its id. A tool that makes an
+    image (a zoom) hands it to the next tool that fits on each image too ("zoom in, then read
+    them all"), for fewer images at once so that the turn stays within its budget."""
     words, parts = job.words, []
-    shown, rest = images[:MAX_EACH], images[MAX_EACH:]
+    follows = [f for f in job.ranked[1:MAX_CHAINED_TOOLS] if f.name != tool.name]
+    most = MAX_EACH // (1 + len(follows))
+    shown, rest = images[:most], images[most:]
     for n, image in enumerate(shown, 1):
         thought = words["each"].format(tool=tool.name, image=image, n=n, count=len(shown))
         seen = yield Call(tool.name, job.args_for(tool, image), thought)
         if answers.found_nothing(seen.text):
             parts.append(answers.nothing(seen.text, [image], job.language))
             continue
-        said = answers.result(image, seen.text, job.language)
+        last, chained = image, []
+        for follow in follows:
+            if not seen.images:
+                break
+            chained.append(seen.text)
+            last = seen.images[0]
+            thought = words["next"].format(tool=follow.name)
+            seen = yield Call(follow.name, job.args_for(follow, last), thought)
+            if answers.found_nothing(seen.text):
+                seen = Observed(answers.nothing(seen.text, [last], job.language))
+        said = "\n".join([*chained, answers.result(last, seen.text, job.language)])
         # A result that does not name its image yet is headed by it.
         parts.append(said if image in said else f"{image}:\n{said}")
     if rest:
