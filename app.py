@@ -106,7 +106,18 @@ def build_demo(
         # While a turn runs, a message is not taken: it stays in the input, and a toast says
         # why (from an event of its own, as the turn's next step is still pending).
         taken = gr.State(None)
-        take = {"fn": page.take, "inputs": [box, state], "outputs": [box, taken, state]}
+        # The browser counts its own Stop presses and sends the count with every send, Retry
+        # and Stop: two clicks a moment apart reach the server in either order, and the counts
+        # still tell which came first (ui.handlers.PageHandlers.stop).
+        presses = gr.Number(0, visible=False)
+        count_sent = "(...values) => [...values.slice(0, -1), window.agentStops || 0]"
+        count_stop = "(s, n) => [s, (window.agentStops = (window.agentStops || 0) + 1)]"
+        take = {
+            "fn": page.take,
+            "inputs": [box, state, presses],
+            "outputs": [box, taken, state],
+            "js": count_sent,
+        }
         tell = {"fn": page.tell_held, "inputs": [taken, state], "outputs": None, **quiet}
         took = box.submit(**take, queue=False, **quiet)
         took.then(**tell)
@@ -126,7 +137,12 @@ def build_demo(
         # Retry takes the count of Stop presses first, not queued, as sending does.
         retry_stops = gr.State(None)
         retried = retry_btn.click(
-            page.take_retry, [state], [box, retry_stops], queue=False, **quiet
+            page.take_retry,
+            [state, presses],
+            [box, retry_stops],
+            js=count_sent,
+            queue=False,
+            **quiet,
         ).then(page.retry, [state, retry_stops], api_visibility="private", **turn)
         running = [submitted, *from_examples, retried, from_api]
         panel = parts.approval  # a call waiting for approval: ui.approval_panel
@@ -145,7 +161,14 @@ def build_demo(
         # cancelled event sends nothing more, so an update it had under way could land after
         # Stop's and leave the page saying "Working…". The turn ends at once and says stopped.
         for trigger in (stop_btn.click, box.stop):
-            stopping = trigger(page.stop, [state], [*outputs, download], queue=False, **quiet)
+            stopping = trigger(
+                page.stop,
+                [state, presses],
+                [*outputs, download],
+                js=count_stop,
+                queue=False,
+                **quiet,
+            )
             stopped = {"outputs": [download, box], "queue": False, **quiet}
             done = stopping.then(page.stopped, [state], **stopped)
             done.then(**shown, queue=False, **quiet)

@@ -139,8 +139,9 @@ async def use_tool(
                 TaskStateEvent(tool=tool.name, known=task.known, missing=missing, status="cleared")
             )
             turn.session.task = None
-            names = prompts.PHRASES[prompts.language_key(turn.language)]["and"].join(missing)
-            text = prompts.phrase(turn.language, "too_many_questions", fields=names)
+            # The question as the person read it, never the fields' names.
+            question = dialogue.field_question(tool, missing, turn.language)
+            text = prompts.phrase(turn.language, "too_many_questions", question=question)
             return AnswerEvent(text=text)
         case dialogue.Ask(missing=missing):
             for field in checked.invalid:

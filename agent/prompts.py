@@ -436,8 +436,8 @@ PHRASES: dict[str, dict[str, str]] = {
         "convert units, calculate something, or tell the time in a city.",
         "end": "Goodbye! Feel free to come back any time.",
         "no_tool": "Sorry, I cannot answer your query with the tools I have.",
-        "too_many_questions": "I still don't have {fields}, so I've set this task aside. "
-        "Tell me the whole request again whenever you're ready.",
+        "too_many_questions": "I asked \u201c{question}\u201d and still don't have the answer, so "
+        "I've set this task aside. Tell me the whole request again whenever you're ready.",
         "too_long": "This message is {length} characters long; messages up to {limit} "
         "characters are accepted. Please shorten it and send it again.",
         "too_many_images": "This message has {count} images; up to {limit} can be sent at "
@@ -450,7 +450,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "ask_intent": "请问您想让我做什么？例如识别图片中的文字、换算单位、计算或查询某个城市的时间。",
         "end": "再见！欢迎随时再来。",
         "no_tool": "抱歉，我现有的工具无法回答您的问题。",
-        "too_many_questions": "我仍然缺少{fields}，这个任务先放下了。准备好后请把完整的请求再告诉我。",
+        "too_many_questions": "我问过“{question}”，但仍然没有得到答案，这个任务先放下了。准备好后请把完整的请求再告诉我。",
         "too_long": "这条消息有 {length} 个字符，最多可发送 {limit} 个字符。请缩短后再发送。",
         "too_many_images": "这条消息附带了 {count} 张图片，一次最多 {limit} 张。请减少图片，或分几条消息发送。",
         "refused_note": "[未收到，在模型看到之前已被拒绝：{reasons}]",

@@ -7,10 +7,10 @@ from bench import load
 
 
 def test_the_quick_load_run_has_no_errors_and_leaves_nothing_on_disk():
-    run = load.measure(conversations=10, seconds=20, turns_per_conversation=5, idle_minutes=0.1)
+    run = load.measure(conversations=6, seconds=10, turns_per_conversation=5, idle_minutes=0.1)
     assert run.errors == [] and run.log_tracebacks == 0
-    # Ten conversations sending turns of at least a second, back to back, for 20 s.
-    assert 40 <= run.turns <= 200
+    # Six conversations sending turns of at least a second, back to back, for 10 s.
+    assert 12 <= run.turns <= 60
     assert all(seconds >= 1.0 for seconds, _ in run.turn_seconds)
     assert any(zoom for _, zoom in run.turn_seconds)
     assert run.disk["end_of_load"][1] > run.disk["before"][1]

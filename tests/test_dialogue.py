@@ -292,3 +292,25 @@ async def test_a_call_with_one_bracketed_string_fills_the_text_field(test_tools)
         model = ScriptedModel([reply, "Answer: ok"])
         events = await collect(Agent(model, test_tools), "echo hello there")
         assert next(e for e in events if e.type == "tool_call").arguments == {"text": "hello there"}
+
+
+@pytest.mark.parametrize(
+    ("first", "reply", "language", "asked"),
+    [
+        ("convert 5 miles", "banana", "en", "Which unit should I convert it to?"),
+        ("what time is it?", "hmm", "en", "Which city or time zone?"),
+        ("把5英里换算一下", "香蕉", "zh", "要换算成什么单位？"),
+    ],
+)
+async def test_giving_up_names_the_question_never_a_fields_name(first, reply, language, asked):
+    from agent.models import OfflineModel
+    from tools import default_tools
+
+    agent, session = Agent(OfflineModel(), default_tools(), language=language), Session()
+    events = [e async for e in agent.run(first, [], session)]
+    for _ in range(3):
+        events = [e async for e in agent.run(reply, [], session)]
+    text = events[-1].text
+    assert events[-1].type == "answer" and asked in text
+    for name in ("to_unit", "place", "expression", "_"):
+        assert name not in text

@@ -126,7 +126,9 @@ def test_each_event_type_shows_where_a_person_looks():
     step(ErrorEvent, lambda: "Error" in titles(view) and view.answer.startswith("The model"))
     step(
         RunFinishedEvent,
-        lambda: view.stats_line == "m1 · ReAct text · 1 tool call · 2 model calls · 1.5 s",
+        # The error came last: the status line says so before the figures.
+        lambda: view.stats_line
+        == "Error · m1 · ReAct text · 1 tool call · 2 model calls · 1.5 s",
     )
     assert seen == dict.fromkeys(EVENT_CLASSES, True)
 
@@ -202,3 +204,14 @@ def test_an_export_drops_image_paths_inside_a_tools_result_data():
     assert "/tmp/sessions" not in json.dumps(exported)
     assert exported["data"]["image"] == {"id": "img_2", "width": 8, "height": 8}
     assert exported["data"]["path"] == "kept/as/is"
+
+
+def test_the_status_line_of_an_answered_turn_names_no_error():
+    view = TurnView(1, "zh", "q")
+    for event in (ONE_OF_EACH[AnswerEvent], ONE_OF_EACH[RunFinishedEvent]):
+        view.apply(event)
+    assert view.stats_line.startswith("m1") and "错误" not in view.stats_line
+    failed = TurnView(1, "zh", "q")
+    for event in (ONE_OF_EACH[ErrorEvent], ONE_OF_EACH[RunFinishedEvent]):
+        failed.apply(event)
+    assert failed.stats_line.startswith("错误 · m1")

@@ -229,15 +229,17 @@ async def test_the_handlers_keep_sessions_apart():
 
 
 async def test_a_message_sent_while_a_turn_runs_stays_in_the_input_and_sends_nothing():
-    from ui.handlers import HELD
+    from ui.handlers import HELD, UNCHANGED
 
     page = handlers("Answer: fine")
     state = page.new_state()
     state.running = 1
     message = {"text": "second", "files": []}
     assert page.take_message(message, state) == (gr.skip(), HELD)
-    assert await run(page.send(HELD, state)) == []
-    assert await run(page.run_example(HELD, state)) == []
+    # The page keeps what it shows: every output is left as it is.
+    assert await run(page.send(HELD, state)) == [UNCHANGED]
+    assert await run(page.run_example(HELD, state)) == [UNCHANGED]
+    assert all(value == gr.skip() for value in UNCHANGED)
     assert state.turns == []
     box = page.turn_ended(state)[1]
     assert box.stop_btn is True  # the running turn keeps its stop square

@@ -17,7 +17,7 @@ from pydantic import Field
 from agent.config import Settings
 from agent.models import ScriptedModel
 from tools.base import StrictArgs, Tool, ToolResult
-from ui.handlers import PageHandlers
+from ui.handlers import UNCHANGED, PageHandlers
 from ui.page_values import page_values
 
 ANSWER = "FINISHED-ANSWER"
@@ -179,7 +179,7 @@ async def test_the_first_message_can_be_stopped_before_its_turn_has_shown_anythi
     # The page takes the first message with no conversation yet; taking it makes one, so that
     # Stop and the turn share it from the start.
     page, made = page_with(SlowWait())
-    box, taken, state = page.take({"text": "wait for me", "files": []}, None)
+    box, taken, state = await page.take({"text": "wait for me", "files": []}, None)
     assert box.value == {"text": "", "files": []} and taken["text"] == "wait for me"
     stopped = await page.stop(state)
     assert stopped[2] is state  # Stop does not put a new conversation in its place
@@ -197,7 +197,7 @@ async def test_stop_pressed_between_retry_and_its_turn_ends_the_retried_turn(lan
     _, taken = page.take_message({"text": text, "files": []}, state)
     await drain(page.send(taken, state))
     calls = sum(m.calls for m in made)
-    box, stops = page.take_retry(state)  # Retry pressed: not queued
+    box, stops = await page.take_retry(state)  # Retry pressed: not queued
     assert box.stop_btn is True
     await page.stop(state)  # before the retried turn's own event has started
     await drain(page.retry(state, stops))
@@ -206,7 +206,7 @@ async def test_stop_pressed_between_retry_and_its_turn_ends_the_retried_turn(lan
     assert len(state.turns) == 1
     assert page.turn_ended(state)[1].stop_btn is False
     # Retry again, unhindered: the turn runs.
-    _, stops = page.take_retry(state)
+    _, stops = await page.take_retry(state)
     await drain(page.retry(state, stops))
     assert ANSWER in page_values(state)[0][-1]["content"]
     state.close()
@@ -217,9 +217,10 @@ async def test_retry_while_a_turn_runs_leaves_that_turn_alone():
     state = page.new_state()
     stream = page.send({"text": "wait for me", "files": []}, state)
     await run_until(stream, in_tool)
-    _, stops = page.take_retry(state)
+    _, stops = await page.take_retry(state)
     assert stops == {"held": True}
-    assert [u async for u in page.retry(state, stops)] == []  # nothing ran, nothing changed
+    updates = [u async for u in page.retry(state, stops)]
+    assert updates == [UNCHANGED]  # nothing ran, and the page keeps what it shows
     await drain(stream)
     assert ANSWER in page_values(state)[0][-1]["content"]
     assert len(state.turns) == 1

@@ -102,6 +102,11 @@ def test_arguments_are_validated():
         ("10除以4", "10/4"),
         ("百分之20乘以50", "20%*50"),
         ("2的10次方是多少", "(2)**(10)"),
+        ("计算2480的12.5%", "12.5% of 2480"),
+        ("2480 的 12.5% 是多少", "12.5% of 2480"),
+        ("80 的 15%", "15% of 80"),
+        ("2480的百分之12.5", "12.5% of 2480"),
+        ("Which is bigger, 3^20 or 20^3?", "3**20"),
     ],
 )
 def test_extracts_the_expression(calc, text, expression):
@@ -190,3 +195,14 @@ def test_hostile_expressions_are_refused_at_once_in_one_sentence(hostile_outcome
 def test_keywords_and_nesting_within_reason_still_work(calc):
     assert run(calc, "round(2.567, digits=2) * 100").text.endswith("= 257")
     assert run(calc, "sqrt(" * 20 + "1" + ")" * 20).text.endswith("= 1")
+
+
+@pytest.mark.parametrize("text", ["计算2480的12.5%", "2480的12.5%是多少", "80 的 15%"])
+async def test_a_chinese_share_of_a_number_is_answered_offline(text):
+    from agent import Agent, Session
+    from agent.models import OfflineModel
+    from tools import default_tools
+
+    events = [e async for e in Agent(OfflineModel(), default_tools()).run(text, [], Session())]
+    assert events[-1].type == "answer"
+    assert "= 310" in events[-1].text or "= 12" in events[-1].text

@@ -43,6 +43,8 @@ class CalculatorArgs(StrictArgs):
 # Chinese arithmetic words, longest first so that 除以 wins over 除.
 _CHINESE = (
     (re.compile(r"百分之\s*(\d+(?:\.\d+)?)"), r"\1%"),
+    # "2480的12.5%": the share, as "12.5% of 2480" says it.
+    (re.compile(rf"({NUMBER})\s*的\s*(\d+(?:\.\d+)?)\s*%"), r"\2% of \1"),
     (re.compile(r"根号\s*(\d+(?:\.\d+)?)"), r"sqrt(\1)"),
     (re.compile(rf"({NUMBER})\s*的\s*平方根"), r"sqrt(\1)"),
     (re.compile(rf"({NUMBER})\s*的\s*立方根"), r"(\1)**(1/3)"),
@@ -80,7 +82,7 @@ def find_expression(text: str) -> str | None:
     best = ""
     for match in _EXPRESSION_RUN.finditer(text):
         candidate = match.group(0).strip()
-        candidate = re.sub(r"^(?:of\b|[*/%)])+|(?:\bof|[-+*/(.,])+$", "", candidate).strip()
+        candidate = re.sub(r"^(?:of\b|[*/%),\s])+|(?:\bof|[-+*/(.,])+$", "", candidate).strip()
         while candidate.endswith(")") and candidate.count(")") > candidate.count("("):
             candidate = candidate[:-1].rstrip()
         has_value = re.search(r"\d|\b(?:pi|e|tau)\b", candidate)
@@ -109,6 +111,7 @@ class Calculator(Tool):
         r"(?<!换)算一下",  # not "换算一下", which is a unit conversion
         r"平方根",
         r"百分之",
+        r"\d\s*的\s*\d+(?:\.\d+)?\s*%",
         r"\d\s*(?:加|减|乘以|乘|除以)\s*\d",
     )
 

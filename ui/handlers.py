@@ -7,6 +7,7 @@ Nothing here needs a launched page, so tests call the handlers directly.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -20,10 +21,13 @@ from .page_state import PageState, Prefs
 from .page_values import page_values
 from .turns import STREAM_INTERVAL, TurnRunner, file_path, on_page
 
-__all__ = ["HELD", "STREAM_INTERVAL", "PageHandlers", "on_page"]
+__all__ = ["HELD", "STREAM_INTERVAL", "UNCHANGED", "PageHandlers", "on_page"]
 
 # What `take_message` hands on instead of a message while a turn runs: nothing is sent.
 HELD = {"held": True}
+# What a turn's handler yields when it runs nothing: the page keeps what it shows (a handler
+# that yields nothing at all would empty the chat, the trace and the status line).
+UNCHANGED = (gr.skip(), gr.skip(), gr.skip(), gr.skip())
 
 
 class PageHandlers(TurnRunner):
@@ -36,9 +40,9 @@ class PageHandlers(TurnRunner):
         message = message or {}
         text = str(message.get("text") or "")
         files = [file_path(f) for f in message.get("files") or []]
-        stops = message.get("stops")
-        stops = stops if isinstance(stops, int) else None
-        turn = self.run_turn(state, text, files, stops, approval=approval)
+        stops = _count(message.get("stops"))
+        pressed = _count(message.get("pressed"))
+        turn = self.run_turn(state, text, files, stops, approval=approval, pressed=pressed)
         # Each relay closes what it relays, so a cancel reaches the turn at once.
         async with contextlib.aclosing(turn) as updates:
             async for update in updates:
@@ -47,6 +51,7 @@ class PageHandlers(TurnRunner):
     async def send(self, message: dict | None, state: PageState | None) -> AsyncIterator[tuple]:
         """The page's own send: a message `take_message` held back sends nothing."""
         if message == HELD:
+            yield UNCHANGED
             return
         state = self.use(state)
         async for update in on_page(self.chat(message, state), state):
@@ -56,6 +61,7 @@ class PageHandlers(TurnRunner):
         self, message: dict | None, state: PageState | None
     ) -> AsyncIterator[tuple]:
         if message == HELD:  # held back by `take_message`: a turn is running
+            yield UNCHANGED
             return
         # An example is a new request, not the answer to a question the agent left open.
         state = self.use(state)
@@ -63,22 +69,26 @@ class PageHandlers(TurnRunner):
         async for update in on_page(self.chat(message, state), state):
             yield update
 
-    def take_retry(self, state: PageState | None) -> tuple:
+    async def take_retry(self, state: PageState | None, pressed: Any = None) -> tuple:
         """Retry's first step, not queued, as taking a message is: the stop square shows, and
         the count of Stop presses so far goes with the retried turn, so that a Stop pressed
-        before its turn starts ends it."""
+        before its turn starts ends it. Async, as Stop is: both run on the event loop in the
+        order they were pressed (a function that is not async goes to a thread first, and a
+        Stop pressed right after could overtake it)."""
         if state is not None and state.running:
             return gr.skip(), HELD  # the running turn goes on; `retry` says why nothing ran
-        return self.stop_square(True), state.stops if state is not None else 0
+        stops = state.stops if state is not None else 0
+        return self.stop_square(True), {"stops": stops, "pressed": _count(pressed)}
 
     async def retry(
-        self, state: PageState | None, stops: int | dict | None = None
+        self, state: PageState | None, taken: dict | None = None
     ) -> AsyncIterator[tuple]:
-        """The last turn again, from where the conversation stood before it. `stops` is the
-        count `take_retry` took when Retry was pressed."""
+        """The last turn again, from where the conversation stood before it. `taken` holds
+        the counts of Stop presses `take_retry` took when Retry was pressed."""
         state = self.use(state)
-        if stops == HELD:
+        if taken == HELD:
             gr.Info(t("wait_retry", state.prefs.language))
+            yield UNCHANGED
             return
         if not state.turns:
             yield page_values(state)
@@ -94,14 +104,28 @@ class PageHandlers(TurnRunner):
         session.task = last.task_before
         session.approval = last.approval_before
         del session.history[last.history_len :]
-        turn = self.run_turn(state, last.text, last.refs, stops, decision=last.decision)
+        taken = taken or {}
+        turn = self.run_turn(
+            state,
+            last.text,
+            last.refs,
+            _count(taken.get("stops")),
+            decision=last.decision,
+            pressed=_count(taken.get("pressed")),
+        )
         async for update in on_page(turn, state):
             yield update
 
-    async def stop(self, state: PageState | None) -> tuple:
+    async def stop(self, state: PageState | None, pressed: Any = None) -> tuple:
         """Stop the running turn, or the one whose message is on its way. Async, so that it
-        runs on the event loop between the turn's steps, never beside them in a thread."""
+        runs on the event loop between the turn's steps, never beside them in a thread.
+        `pressed` is the browser's count of Stop presses, this one included: a turn whose
+        message the browser sent before it ends, whichever request reached the server first
+        (`PageState.stopped_since`)."""
         state = self.use(state, tell=False)
+        count = _count(pressed)
+        if count is not None:
+            state.pressed = max(state.pressed, count)
         self.halt(state)
         return (*page_values(state), self.download_update(state))
 
@@ -141,7 +165,9 @@ class PageHandlers(TurnRunner):
 
         return handler
 
-    def take_message(self, message: dict | None, state: PageState | None) -> tuple:
+    def take_message(
+        self, message: dict | None, state: PageState | None, stops: int | None = None
+    ) -> tuple:
         """Move the typed message out of the input, so the input empties at once while the
         turn runs from the copy; if the turn cannot start, the words stay to send again.
         While a turn runs nothing is sent: the words stay, and the person is told why."""
@@ -163,14 +189,24 @@ class PageHandlers(TurnRunner):
             return gr.skip(), message
         # The input empties, and its stop square shows while the turn runs. The message
         # carries the count of Stop presses so far: one pressed before its turn starts ends it.
-        stops = state.stops if state is not None else 0
+        if stops is None:
+            stops = state.stops if state is not None else 0
         return self.stop_square(True, value=None), {**(message or {}), "stops": stops}
 
-    def take(self, message: dict | None, state: PageState | None) -> tuple:
+    async def take(
+        self, message: dict | None, state: PageState | None, pressed: Any = None
+    ) -> tuple:
         """`take_message`, and the conversation's state, made here for its first message: a
-        Stop pressed before the turn's first update then reaches the same conversation."""
+        Stop pressed before the turn's first update then reaches the same conversation. The
+        count of Stop presses is read first, on the event loop where Stop runs, so a Stop
+        pressed right after sending counts even when it arrives while the checks run (in a
+        thread: a custom base URL's host is looked up)."""
         state = state if state is not None else self.new_state()
-        return (*self.take_message(message, state), state)
+        stops = state.stops
+        box, taken = await asyncio.to_thread(self.take_message, message, state, stops)
+        if isinstance(taken, dict) and taken is not HELD and taken != message:
+            taken = {**taken, "pressed": _count(pressed)}
+        return box, taken, state
 
     def tell_held(self, message: dict | None, state: PageState | None) -> None:
         """Say why a message was held back (a toast needs a queued event, which the taking
@@ -200,3 +236,10 @@ class PageHandlers(TurnRunner):
     def download_update(state: PageState | None) -> Any:
         trace_file = state.trace_file if state else None
         return gr.DownloadButton(value=trace_file, interactive=trace_file is not None)
+
+
+def _count(value: Any) -> int | None:
+    """A count of presses as the browser or a message sent it; None when there is none."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return int(value)

@@ -46,6 +46,7 @@ def chat_tab(prefs0: Prefs, words: PageWords) -> SimpleNamespace:
                 file_count="multiple",
                 sources=["upload"],
                 placeholder=I18N("input_placeholder"),
+                label=I18N("input_label"),  # hidden; without it Gradio names it by its class
                 show_label=False,
                 stop_btn=False,  # shown while a turn runs
                 autofocus=True,
@@ -75,7 +76,7 @@ def chat_tab(prefs0: Prefs, words: PageWords) -> SimpleNamespace:
                 group_consecutive_messages=False,
             )
     words.add(chatbot, label="chat_label", placeholder="chat_placeholder")
-    words.add(box, placeholder="input_placeholder")
+    words.add(box, placeholder="input_placeholder", label="input_label")
     for button, key in [
         (stop_btn, "stop"),
         (retry_btn, "retry"),

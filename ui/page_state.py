@@ -114,6 +114,9 @@ class TurnRecord:
     # How many times Stop had been pressed in this conversation when the message was sent: a
     # Stop pressed after that is meant for this turn, however early.
     stops: int = 0
+    # The browser's own count of Stop presses when the message was sent (None from scripts):
+    # a press the browser made later ends the turn, even when it reached the server first.
+    pressed: int | None = None
     # Set by Stop: the agent's run ends at once, even in the middle of a tool call.
     stop: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -140,8 +143,10 @@ class PageState:
         # For the idle sweep (ui.sweeper): when a handler last used this, and turns running.
         self.last_used = time.monotonic()
         self.running = 0
-        # Times Stop was pressed; a turn sent before the latest press ends as stopped.
+        # Times a turn was ended (Stop, Clear, New conversation); a turn sent before the
+        # latest ends as stopped. `pressed`: the highest count of Stop presses a browser sent.
         self.stops = 0
+        self.pressed = 0
         # Set when the sweep closed this conversation, until the person is told.
         self.expired = False
         # The call the approval panel shows, so a decision that did not fit keeps the edit.
@@ -224,6 +229,12 @@ class PageState:
         if self._dir is not None:
             shutil.rmtree(self._dir, ignore_errors=True)
             self._dir = None
+
+    def stopped_since(self, record: TurnRecord) -> bool:
+        """Whether Stop (or Clear) came after `record`'s message was sent."""
+        if self.stops != record.stops:
+            return True
+        return record.pressed is not None and self.pressed > record.pressed
 
     def stop_turn(self, record: TurnRecord) -> None:
         """Mark the turn stopped, unless it finished first. Called by Stop and again when the

@@ -177,7 +177,8 @@ class ScenarioTab:
         except UnreadableFile as exc:
             log.info("a conversation file could not be opened: %s", exc)
             shutil.rmtree(folder, ignore_errors=True)
-            sentence = t(f"viewer_{exc.reason}", language)
+            # Named, so that it is not taken for the conversation still shown below it.
+            sentence = f"**{Path(_path(file)).name}**: " + t(f"viewer_{exc.reason}", language)
             return sentence, gr.skip(), gr.skip(), gr.skip(), files, None
         chat, trace = viewer_values(conversation.turns, language)
         files.shown(folder)

@@ -228,7 +228,10 @@ class TurnView:
         s = self.stats
         tools = calls_text(self.tool_calls, self.language, "tool_calls") if self.tool_calls else ""
         cost = stats_text(s.model_calls, s.duration, self.language)
-        return joined(self.name_of(s.model), protocol_text(s.protocol, self.language), tools, cost)
+        # A turn that ended in error says so first: its figures alone read like a success.
+        failed = self.words["error"] if isinstance(self.final, ErrorEvent) else ""
+        model = self.name_of(s.model)
+        return joined(failed, model, protocol_text(s.protocol, self.language), tools, cost)
 
     @property
     def model_name(self) -> str:

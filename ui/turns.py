@@ -99,8 +99,9 @@ class TurnRunner:
     ) -> AsyncIterator[tuple]:
         """One turn. `stops` is how many times Stop had been pressed when the message was
         sent (the page counts from when it took the message): a press after that ends it.
-        `how` may hold `approval`, a policy for the turn (`/ask`), and `decision`, an
-        `ApprovalDecision` on the call waiting for approval (`ui.approval_panel`)."""
+        `how` may hold `approval`, a policy for the turn (`/ask`), `decision`, an
+        `ApprovalDecision` on the call waiting for approval (`ui.approval_panel`), and
+        `pressed`, the browser's own count of Stop presses when the message was sent."""
         stops = state.stops if stops is None else stops
         await self._check(state, text, files)
         state.running += 1
@@ -156,6 +157,7 @@ class TurnRunner:
             decision=how.get("decision"),
             history_last=session.history[-1] if session.history else None,
             stops=stops,
+            pressed=how.get("pressed"),
         )
         for sentence in refused:
             notice = NoticeEvent(message=sentence)
@@ -164,7 +166,7 @@ class TurnRunner:
         state.turns.append(record)
         del state.turns[: -self.env.max_history_turns]
         try:
-            if state.stops != stops:
+            if state.stopped_since(record):
                 # Stop was pressed before the turn got here (while its message was taken, or
                 # its images prepared): it ends before it starts.
                 state.stop_turn(record)
@@ -219,7 +221,7 @@ class TurnRunner:
         run = agent.run(record.text, images, state.session, decision=decided, stop=record.stop)
         async with contextlib.aclosing(run) as events:
             async for event in events:
-                if state.stops != record.stops:
+                if state.stopped_since(record):
                     # Stopped: whatever the turn did since is not shown, and leaving the loop
                     # closes the run, which cancels the model call or the tool, even when the
                     # cancel of the page's event comes late or never.

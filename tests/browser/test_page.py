@@ -177,8 +177,10 @@ def test_a_message_typed_during_a_turn_waits_in_the_input(page, model):
     sync_api.expect(page.get_by_text("Wait for the answer, or press Stop")).to_be_visible()
     sync_api.expect(box).to_have_value("what is 6*7")
     sync_api.expect(stop_square(page)).to_be_visible()  # the first turn still runs
-    # An example clicked during the turn waits too.
+    # An example clicked during the turn waits too, and the chat stays on screen meanwhile
+    # (not emptied for a moment while the running turn's next update is on its way).
     page.locator("#examples").get_by_text("A calculation", exact=True).click()
+    assert fewest_rows_within(page, 1.5) == 1
     sync_api.expect(page.locator("#chat .user-row")).to_have_count(1)
     wait_turn_done(page, 1)
     assert "first answer" in last_reply(page)
@@ -189,6 +191,22 @@ def test_a_message_typed_during_a_turn_waits_in_the_input(page, model):
     sync_api.expect(box).to_have_value("")
     wait_turn_done(page, 2)
     assert "42" in last_reply(page)
+
+
+def fewest_rows_within(page, seconds: float) -> int:
+    """The fewest of the person's messages the chat showed, looked at every 25 ms."""
+    return page.evaluate(
+        """(ms) => new Promise((done) => {
+            let fewest = Infinity;
+            const started = performance.now();
+            const look = () => {
+                fewest = Math.min(fewest, document.querySelectorAll("#chat .user-row").length);
+                performance.now() - started < ms ? setTimeout(look, 25) : done(fewest);
+            };
+            look();
+        })""",
+        seconds * 1000,
+    )
 
 
 @pytest.mark.parametrize("locale", ["en-US", "zh-CN"])

@@ -100,8 +100,11 @@ def press(page, how: str) -> None:
         page.locator("#input button.stop-button").click()
 
 
-@pytest.mark.parametrize("how", ["button", "square"])
-@pytest.mark.parametrize("after", [0.2, 0.6, 1.5, 2.3])
+# Each moment once (streaming, just before the tool, in the tool, in the answer), the two ways
+# of pressing Stop taking turns.
+@pytest.mark.parametrize(
+    ("after", "how"), [(0.2, "button"), (0.6, "square"), (1.5, "button"), (2.3, "square")]
+)
 def test_stop_after_a_while_always_ends_the_turn(browser, url, after, how):
     page = open_page(browser, url)
     try:
@@ -129,7 +132,7 @@ def test_stop_during_the_tool_call_ends_the_turn_and_the_next_one_runs(browser, 
         page.context.close()
 
 
-@pytest.mark.parametrize("after", [0.2, 1.5])
+@pytest.mark.parametrize("after", [0.0, 1.5])  # 0: Stop pressed right after Enter
 def test_stop_in_a_chinese_browser_says_so_in_chinese(browser, url, after):
     page = open_page(browser, url, locale="zh-CN")
     try:

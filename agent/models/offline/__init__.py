@@ -124,11 +124,15 @@ def _decide(request: ModelRequest, seen: conversation.Seen, words: dict[str, str
             request, words["end_thought"], "end_conversation", {"end_phrase": words["end"]}
         )
     tools = {tool.name: tool for tool in request.tools}
-    if request.pending_tool and _CANCEL.search(question):
-        return f"Thought: {words['cancel_thought']}\nAnswer: {words['cancel']}"
     ids = seen.image_ids()
-    ranked = _fillable_first(rank_tools(question, request.tools, bool(ids)), question, ids)
     pending = tools.get(request.pending_tool or "")
+    if request.pending_tool and _CANCEL.search(question):
+        # "Never mind, what time is it in London?": the open task goes, the new request runs.
+        rest = _CANCEL.sub(" ", question).strip(" \t,，.。!！;；:：")
+        if not rest or not rank_tools(rest, request.tools, bool(ids)):
+            return f"Thought: {words['cancel_thought']}\nAnswer: {words['cancel']}"
+        question, pending = rest, None
+    ranked = _fillable_first(rank_tools(question, request.tools, bool(ids)), question, ids)
     if pending is not None and (not ranked or ranked[0] is pending):
         found = extract(pending, question, ids, request.known)
         # A question of its own that fills nothing is a new request, not a reply.

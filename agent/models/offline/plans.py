@@ -159,20 +159,30 @@ def tool_plan(job: Job) -> Plan:
     found = yield from search(job, tool, tries, must_show, words["pick"].format(tool=tool.name))
     if tool.uses_images and found.image is None:
         return answers.nothing(found.seen.text, found.empty, job.language)
-    seen, last_image, parts = found.seen, found.image, []
-    for follow in job.ranked[1:MAX_CHAINED_TOOLS]:
-        # What the look before already showed needs no second look.
-        if not seen.images or (looked and follow.name == probe):
-            break
-        parts.append(seen.text)
-        last_image = seen.images[0]
-        thought = words["next"].format(tool=follow.name)
-        seen = yield Call(follow.name, job.args_for(follow, last_image), thought)
-        if answers.found_nothing(seen.text):
-            seen = Observed(answers.nothing(seen.text, [last_image], job.language))
+    # What the look before already showed needs no second look.
+    follows = [f for f in job.ranked[1:MAX_CHAINED_TOOLS] if not (looked and f.name == probe)]
+    seen, last_image, parts = yield from chain(job, follows, found.image, found.seen)
     parts.append(answers.result(last_image, seen.text, job.language))
     parts.extend(_notes(job, found, looked, seen.text))
     return "\n\n".join(part for part in parts if part)
+
+
+def chain(
+    job: Job, follows: list[Any], image: str | None, seen: Observed
+) -> Generator[Call, Observed, tuple[Observed, str | None, list[str]]]:
+    """Each tool of `follows` on the image the one before made, while one makes an image:
+    the last observation, the image it is about, and the texts of the steps before it."""
+    texts: list[str] = []
+    for follow in follows:
+        if not seen.images:
+            break
+        texts.append(seen.text)
+        image = seen.images[0]
+        thought = job.words["next"].format(tool=follow.name)
+        seen = yield Call(follow.name, job.args_for(follow, image), thought)
+        if answers.found_nothing(seen.text):
+            seen = Observed(answers.nothing(seen.text, [image], job.language))
+    return seen, image, texts
 
 
 def _notes(job: Job, found: Found, looked: Found | None, result: str) -> list[str]:
@@ -239,16 +249,7 @@ def each_plan(job: Job, tool: Any, images: list[str]) -> Plan:
         if answers.found_nothing(seen.text):
             parts.append(answers.nothing(seen.text, [image], job.language))
             continue
-        last, chained = image, []
-        for follow in follows:
-            if not seen.images:
-                break
-            chained.append(seen.text)
-            last = seen.images[0]
-            thought = words["next"].format(tool=follow.name)
-            seen = yield Call(follow.name, job.args_for(follow, last), thought)
-            if answers.found_nothing(seen.text):
-                seen = Observed(answers.nothing(seen.text, [last], job.language))
+        seen, last, chained = yield from chain(job, follows, image, seen)
         said = "\n".join([*chained, answers.result(last, seen.text, job.language)])
         # A result that does not name its image yet is headed by it.
         parts.append(said if image in said else f"{image}:\n{said}")
