@@ -127,8 +127,7 @@ def test_each_event_type_shows_where_a_person_looks():
     step(
         RunFinishedEvent,
         # The error came last: the status line says so before the figures.
-        lambda: view.stats_line
-        == "Error · m1 · ReAct text · 1 tool call · 2 model calls · 1.5 s",
+        lambda: view.stats_line == "Error · m1 · ReAct text · 1 tool call · 2 model calls · 1.5 s",
     )
     assert seen == dict.fromkeys(EVENT_CLASSES, True)
 

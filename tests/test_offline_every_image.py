@@ -148,3 +148,34 @@ async def test_a_chain_on_more_images_than_one_turn_holds_says_which_were_left(t
     answer, calls = await turn(tools, "zoom into each image, then read it", images)
     assert [c[0] for c in calls] == ["zoom", "read_text"] * 3
     assert answer.type == "answer" and "img_4" in answer.text.split("\n\n")[-1]
+
+
+@pytest.mark.parametrize(
+    ("text", "meant"),
+    [
+        ("read img_3, img_1 and img_2", ["img_3", "img_1", "img_2"]),
+        ("read all the images: img_2 and img_3", ["img_2", "img_3"]),
+        ("读一下所有图片：img_2 和 img_3", ["img_2", "img_3"]),
+        ("what does img_2 say?", []),  # one image named: that one, not each
+        ("read img_2 and img_9", []),  # img_9 is not there: only one image is named
+    ],
+)
+def test_images_named_by_id_are_each_meant_in_the_order_named(text, meant):
+    ids = ImageIds(["img_1", "img_2", "img_3"], turn_uploads=["img_1", "img_2", "img_3"])
+    assert every_image(text, ids) == meant
+
+
+async def test_the_message_offered_for_the_images_left_over_reads_them(tools, tmp_path):
+    images = []
+    for n in range(1, 8):
+        path = tmp_path / f"sheet{n}.png"
+        Image.new("RGB", (40 + n, 30), "white").save(path)
+        images.append(path)
+    session = Session()
+    answer, calls = await turn(tools, "read all the images", images, session=session)
+    assert [image for _, image in calls] == [f"img_{n}" for n in range(1, 7)]
+    offered = answer.text.split("\u201c")[-1].split("\u201d")[0]
+    assert offered == "read all the images: img_7"
+    # One image left: the offered message reads that one.
+    _, calls = await turn(tools, offered, [], session=session)
+    assert calls[0] == ("read_text", "img_7")

@@ -220,9 +220,15 @@ _BOTH = re.compile(r"\bboth\b")
 def every_image(text: str, image_ids: Sequence[str]) -> list[str]:
     """The images a request about all of them means, in the order they were sent: this turn's
     uploads, else every upload; with a count ("both", "the three images", "两张") the last
-    that many. Empty when the request is about one image, or fewer than two are there."""
+    that many; or the ones it names by id, two or more, in the order named. Empty when the
+    request is about one image, or fewer than two are there."""
     ids = as_image_ids(image_ids)
     lowered = normalise(text).lower()
+    # "read img_7, img_8 and img_9": the ones named, in the order named.
+    named = [f"img_{n}" for n in dict.fromkeys(m.group(1) for m in _ID.finditer(lowered))]
+    named = [image for image in named if image in ids]
+    if named:
+        return named if len(named) > 1 else []
     match = _EVERY.search(lowered)
     if match is None:
         return []

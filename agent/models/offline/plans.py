@@ -254,6 +254,8 @@ def each_plan(job: Job, tool: Any, images: list[str]) -> Plan:
         # A result that does not name its image yet is headed by it.
         parts.append(said if image in said else f"{image}:\n{said}")
     if rest:
+        # The message that does the rest: the same request, with the rest named by id.
+        again = job.question.strip().rstrip("?？.。!！")
         listed = (listing(shown, job.language), listing(rest, job.language))
-        parts.append(words["each_more"].format(shown=listed[0], rest=listed[1]))
+        parts.append(words["each_more"].format(shown=listed[0], rest=listed[1], again=again))
     return "\n\n".join(parts)

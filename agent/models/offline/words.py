@@ -37,7 +37,7 @@ TEXT: dict[str, dict[str, str]] = {
         "gone": "{images} is no longer available on the server, so I cannot look at it again; "
         "please attach it once more.",
         "each": "The user means every image; {tool} on {image} ({n} of {count}).",
-        "each_more": "(I looked at {shown}; ask about {rest} in another message.)",
+        "each_more": "(I looked at {shown}. For the others, send \u201c{again}: {rest}\u201d.)",
         "refused_thought": "The user sent an image, but it was refused before it reached me.",
         "refused": "The image you sent was refused, so I could not look at it: {reasons}",
         "refused_note": "(The image you sent was not used: {reasons})",
@@ -113,7 +113,7 @@ TEXT: dict[str, dict[str, str]] = {
         "gone_thought": "请求需要的图片已不在服务器上。",
         "gone": "{images} 已不在服务器上，我无法再查看；请重新上传。",
         "each": "用户指的是每一张图片；对 {image} 使用 {tool}（第 {n} 张，共 {count} 张）。",
-        "each_more": "（我看了 {shown}；{rest} 请在下一条消息中再问。）",
+        "each_more": "（我看了 {shown}。其余的请再发一条：“{again}：{rest}”）",
         "refused_thought": "用户发了图片，但它在到达我之前就被拒绝了。",
         "refused": "您发送的图片被拒绝了，所以我没能查看：{reasons}",
         "refused_note": "（您发送的图片未被使用：{reasons}）",
