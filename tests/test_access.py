@@ -303,3 +303,27 @@ def test_a_setting_longer_than_any_real_one_is_refused(server):
     with pytest.raises(gr.Error, match="characters long"):
         page.set_pref("model")("x" * 100_000, state)
     assert state.prefs.model == "test-model"
+
+
+@pytest.mark.parametrize(
+    ("value", "language", "words"),
+    [
+        ("not a url", "en", "must start with http://"),
+        ("ftp://example.org/v1", "en", "must start with http://"),
+        ("http://", "en", "name a host"),
+        ("localhost:11434/v1", "zh", "必须以 http://"),
+    ],
+)
+def test_a_base_url_that_is_no_url_is_refused_in_one_sentence(value, language, words):
+    page = page_for()
+    state = page.new_state()
+    state.prefs.language = language
+    before = state.prefs.base_url
+    with pytest.raises(gr.Error) as refused:
+        page.set_pref("base_url")(value, state)
+    assert words in refused.value.message
+    assert state.prefs.base_url == before  # the one set before stays
+    # A real URL is taken.
+    state, _ = page.set_pref("base_url")("http://127.0.0.1:11434/v1", state)
+    assert state.prefs.base_url == "http://127.0.0.1:11434/v1"
+    state.close()

@@ -92,11 +92,15 @@ class Access:
 
     # -- settings -------------------------------------------------------------------------------
 
-    def setting_problem(self, value: Any, language: str) -> str | None:
+    def setting_problem(self, value: Any, language: str, name: str = "") -> str | None:
         if isinstance(value, str) and len(value) > MAX_SETTING_CHARS:
             return t("setting_too_long", language).format(
                 length=len(value), limit=MAX_SETTING_CHARS
             )
+        if name == "base_url" and isinstance(value, str) and value.strip():
+            parts = urlsplit(value.strip())
+            if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+                return t("base_url_invalid", language)
         return None
 
     def base_url_from_page(self, value: str) -> str:

@@ -153,7 +153,7 @@ class PageHandlers(TurnRunner):
 
         def handler(value: Any, state: PageState | None) -> tuple:
             state = self.use(state, tell=False)
-            problem = self.access.setting_problem(value, state.prefs.language)
+            problem = self.access.setting_problem(value, state.prefs.language, name)
             if problem:
                 raise gr.Error(problem, print_exception=False)
             if value is None:

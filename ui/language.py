@@ -38,12 +38,22 @@ ARIA_ZH = {
     "logo": "标志",
     "Clear": "清空对话",
     "Close": "关闭",
+    "Copy message": "复制消息",
+    "More tabs": "更多标签页",
+    "Stop Recording": "停止录制",
+    "Fullscreen": "全屏",
+    "Exit fullscreen mode": "退出全屏",
 }
 # Gradio's footer words, as Gradio itself writes them for a Chinese browser; a page switched
 # to the other language in Settings gets them too.
 FOOTER_ZH = {"Use via API": "通过 API 使用", "Built with Gradio": "使用 Gradio 构建"}
 # Names Gradio makes from a label: "range slider for 温度" becomes "温度（滑块）".
-ARIA_PREFIXES_ZH = {"range slider for ": "{}（滑块）", "number input for ": "{}（数值输入）"}
+ARIA_PREFIXES_ZH = {
+    "range slider for ": "{}（滑块）",
+    "number input for ": "{}（数值输入）",
+    "user's message: ": "用户的消息：{}",
+    "bot's message: ": "助手的消息：{}",
+}
 
 
 def example_visibility(language: str) -> list[Any]:

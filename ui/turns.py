@@ -239,6 +239,11 @@ class TurnRunner:
                     state.write_trace(record)
                 shown = now
                 yield page_values(state)
+        if state.stopped_since(record):
+            # The turn's last word says stopped: an update of the turn still on its way to the
+            # browser when Stop answered would otherwise land after it and say "Working…".
+            state.stop_turn(record)
+            yield page_values(state)
 
 
 def file_path(item: Any) -> str:

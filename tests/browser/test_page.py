@@ -345,6 +345,15 @@ def test_page_text_follows_a_chinese_browser(browser, url):
             sync_api.expect(trace).to_contain_text(label)
         for english in ("Turn", "Tool:", "Arguments", "Result", "Task:", "model call"):
             assert english not in trace.inner_text() + page.locator("#run-status").inner_text()
+        # The names a screen reader says for each message and its buttons are Chinese too.
+        page.wait_for_timeout(300)
+        names = page.evaluate(
+            """() => [...document.querySelectorAll("#chat [aria-label], #chat [title]")]
+                .map((el) => el.getAttribute("aria-label") || el.getAttribute("title"))"""
+        )
+        assert any(name.startswith("用户的消息：") for name in names)
+        for english in ("user's message", "bot's message", "Copy message"):
+            assert not any(english in name for name in names), names
     finally:
         page.context.close()
 
