@@ -115,12 +115,12 @@ def resolve_unit(text: str) -> Any:
 
 
 def format_number(value: float) -> str:
-    """Six significant digits, as a person reads a conversion ("37.7778", "8.04672"), without
+    """Seven significant digits, as a person reads a conversion ("37.77778", "16.09344"), without
     an exponent for everyday sizes ("1000000"); the exact value is in the result's data."""
     size = abs(value)
     if not 1e-4 <= size < 1e15:
-        return f"{value:.6g}"
-    decimals = max(0, 5 - math.floor(math.log10(size)))
+        return f"{value:.7g}"
+    decimals = max(0, 6 - math.floor(math.log10(size)))
     text = f"{round(value, decimals):.{decimals}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
 
