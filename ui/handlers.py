@@ -116,13 +116,15 @@ class PageHandlers(TurnRunner):
         async for update in on_page(turn, state):
             yield update
 
-    async def stop(self, state: PageState | None, pressed: Any = None) -> tuple:
+    async def stop(
+        self, state: PageState | None, pressed: Any = None, request: gr.Request = None
+    ) -> tuple:
         """Stop the running turn, or the one whose message is on its way. Async, so that it
         runs on the event loop between the turn's steps, never beside them in a thread.
         `pressed` is the browser's count of Stop presses, this one included: a turn whose
         message the browser sent before it ends, whichever request reached the server first
         (`PageState.stopped_since`)."""
-        state = self.use(state, tell=False)
+        state = self.use(state, tell=False, request=request)
         count = _count(pressed)
         if count is not None:
             state.pressed = max(state.pressed, count)
@@ -194,14 +196,18 @@ class PageHandlers(TurnRunner):
         return self.stop_square(True, value=None), {**(message or {}), "stops": stops}
 
     async def take(
-        self, message: dict | None, state: PageState | None, pressed: Any = None
+        self,
+        message: dict | None,
+        state: PageState | None,
+        pressed: Any = None,
+        request: gr.Request = None,
     ) -> tuple:
         """`take_message`, and the conversation's state, made here for its first message: a
         Stop pressed before the turn's first update then reaches the same conversation. The
         count of Stop presses is read first, on the event loop where Stop runs, so a Stop
         pressed right after sending counts even when it arrives while the checks run (in a
         thread: a custom base URL's host is looked up)."""
-        state = state if state is not None else self.new_state()
+        state = state if state is not None else self.new_state(request)
         stops = state.stops
         box, taken = await asyncio.to_thread(self.take_message, message, state, stops)
         if isinstance(taken, dict) and taken is not HELD and taken != message:

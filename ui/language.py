@@ -63,14 +63,14 @@ def example_visibility(language: str) -> list[Any]:
 
 
 def on_page_load(
-    new_state: Callable[[], PageState], shown: str
+    new_state: Callable[[Any], PageState], shown: str
 ) -> Callable[[PageState | None, gr.Request], tuple]:
     """The handler that starts a session in its browser's language: it sets the session's
     language, the Language setting and the example set. The page is built in the language
     `shown`; a browser in that language gets no update, so nothing on its page moves."""
 
     def handler(state: PageState | None, request: gr.Request) -> tuple:
-        state = state or new_state()
+        state = state or new_state(request)
         headers = getattr(request, "headers", None) or {}
         language = browser_language(headers.get("accept-language")) or state.prefs.language
         state.prefs.language = language_key(language)

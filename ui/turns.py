@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+import weakref
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -56,17 +57,28 @@ class TurnRunner:
         self.injected = model_factory is not None
         self.make_model = model_factory or (lambda prefs: default_model(prefs, self.env))
         self.access = Access(self.env)
+        # The state made for each session, while Gradio holds it (`new_state`).
+        self._made: weakref.WeakValueDictionary[str, PageState] = weakref.WeakValueDictionary()
 
-    def new_state(self) -> PageState:
-        state = PageState(replace(self.prefs0), self.env)
+    def new_state(self, request: Any = None) -> PageState:
+        """A session's state. With the session's `request`, the same one each time until
+        Gradio keeps one: the page's load and a message sent before the load finished both
+        make the state, and must make the same, or Stop and the turn would hold different
+        conversations."""
+        key = getattr(request, "session_hash", None)
+        state = self._made.get(key) if key else None
+        if state is None:
+            state = PageState(replace(self.prefs0), self.env)
+            if key:
+                self._made[key] = state
         LIVE.touch(state)
         return state
 
-    def use(self, state: PageState | None, tell: bool = True) -> PageState:
+    def use(self, state: PageState | None, tell: bool = True, request: Any = None) -> PageState:
         """The session's state, made on first use and marked as used now. A conversation the
         idle sweep closed says so once (`tell`; a warning needs a queued event)."""
         if state is None:
-            return self.new_state()
+            return self.new_state(request)
         LIVE.touch(state)
         if state.expired and tell:
             state.expired = False
