@@ -74,12 +74,14 @@ def test_the_agents_error_sentences_are_in_the_conversations_language(
     send(page, question)
     error = page.locator("#chat .bot-row .reply-error")
     for words in said:
-        expect(error).to_contain_text(words)
+        expect(error).to_contain_text(words, timeout=20_000)
     if locale == "zh-CN":
         # The step limit too, after a model that never answers.
         page_model["factory"] = lambda: ScriptedModel(list(LOOP))
         send(page, "一直算下去")
-        expect(page.locator("#chat .bot-row .reply-error").last).to_contain_text("次后仍没有答案")
+        expect(page.locator("#chat .bot-row .reply-error").last).to_contain_text(
+            "次后仍没有答案", timeout=20_000
+        )
 
 
 @pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
