@@ -168,7 +168,11 @@ class PageHandlers(TurnRunner):
         return handler
 
     def take_message(
-        self, message: dict | None, state: PageState | None, stops: int | None = None
+        self,
+        message: dict | None,
+        state: PageState | None,
+        stops: int | None = None,
+        pressed: int | None = None,
     ) -> tuple:
         """Move the typed message out of the input, so the input empties at once while the
         turn runs from the copy; if the turn cannot start, the words stay to send again.
@@ -191,9 +195,13 @@ class PageHandlers(TurnRunner):
             return gr.skip(), message
         # The input empties, and its stop square shows while the turn runs. The message
         # carries the count of Stop presses so far: one pressed before its turn starts ends it.
+        # `pressed`, the browser's own count (`take`), goes along when the browser sent one.
         if stops is None:
             stops = state.stops if state is not None else 0
-        return self.stop_square(True, value=None), {**(message or {}), "stops": stops}
+        taken = {**(message or {}), "stops": stops}
+        if pressed is not None:
+            taken["pressed"] = pressed
+        return self.stop_square(True, value=None), taken
 
     async def take(
         self,
@@ -209,9 +217,9 @@ class PageHandlers(TurnRunner):
         thread: a custom base URL's host is looked up)."""
         state = state if state is not None else self.new_state(request)
         stops = state.stops
-        box, taken = await asyncio.to_thread(self.take_message, message, state, stops)
-        if isinstance(taken, dict) and taken is not HELD and taken != message:
-            taken = {**taken, "pressed": _count(pressed)}
+        box, taken = await asyncio.to_thread(
+            self.take_message, message, state, stops, _count(pressed)
+        )
         return box, taken, state
 
     def tell_held(self, message: dict | None, state: PageState | None) -> None:
