@@ -228,6 +228,25 @@ async def test_the_handlers_keep_sessions_apart():
         state.close()
 
 
+def test_messages_held_during_one_turn_say_wait_once_while_the_toast_shows(monkeypatch):
+    from ui import handlers as module
+    from ui.handlers import HELD
+
+    said = []
+    monkeypatch.setattr(module.gr, "Info", lambda text, **kw: said.append((text, kw)))
+    page = handlers("Answer: fine")
+    state = page.new_state()
+    state.running = 1
+    page.tell_held(HELD, state)  # Enter during the run
+    page.tell_held(HELD, state)  # then an example clicked
+    page.tell_held({"text": "sent"}, state)  # a message that was sent says nothing
+    assert len(said) == 1 and said[0][1]["duration"] == module.WAIT_TOAST_SECONDS
+    state.wait_told_at -= module.WAIT_TOAST_SECONDS  # the first toast has gone
+    page.tell_held(HELD, state)
+    assert len(said) == 2
+    state.close()
+
+
 async def test_a_message_sent_while_a_turn_runs_stays_in_the_input_and_sends_nothing():
     from ui.handlers import HELD, UNCHANGED
 

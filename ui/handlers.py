@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -28,6 +29,8 @@ HELD = {"held": True}
 # What a turn's handler yields when it runs nothing: the page keeps what it shows (a handler
 # that yields nothing at all would empty the chat, the trace and the status line).
 UNCHANGED = (gr.skip(), gr.skip(), gr.skip(), gr.skip())
+# How long the "wait for the running turn" toast stays; held messages within it add no other.
+WAIT_TOAST_SECONDS = 6.0
 
 
 class PageHandlers(TurnRunner):
@@ -225,8 +228,15 @@ class PageHandlers(TurnRunner):
     def tell_held(self, message: dict | None, state: PageState | None) -> None:
         """Say why a message was held back (a toast needs a queued event, which the taking
         is not)."""
-        if message == HELD:
-            gr.Info(t("wait_turn", state.prefs.language if state else self.prefs0.language))
+        if message != HELD:
+            return
+        now = time.monotonic()
+        if state is not None:
+            if state.wait_told_at is not None and now - state.wait_told_at < WAIT_TOAST_SECONDS:
+                return  # the same toast is still on screen
+            state.wait_told_at = now
+        language = state.prefs.language if state else self.prefs0.language
+        gr.Info(t("wait_turn", language), duration=WAIT_TOAST_SECONDS)
 
     @staticmethod
     def stop_square(shown: bool, **update: Any) -> Any:

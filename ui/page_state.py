@@ -151,6 +151,8 @@ class PageState:
         self.expired = False
         # The call the approval panel shows, so a decision that did not fit keeps the edit.
         self.approval_shown: str | None = None
+        # When the page last said to wait for the running turn: once on screen is enough.
+        self.wait_told_at: float | None = None
         # For the turn limits (ui.access); Clear does not reset them.
         self.turns_started = 0
         self.turn_starts: list[float] = []

@@ -182,6 +182,8 @@ def test_a_message_typed_during_a_turn_waits_in_the_input(page, model):
     page.locator("#examples").get_by_text("A calculation", exact=True).click()
     assert fewest_rows_within(page, 1.5) == 1
     sync_api.expect(page.locator("#chat .user-row")).to_have_count(1)
+    # The toast already on screen says it: a second held message adds no second one.
+    sync_api.expect(page.get_by_text("Wait for the answer, or press Stop")).to_have_count(1)
     wait_turn_done(page, 1)
     assert "first answer" in last_reply(page)
     sync_api.expect(page.locator("#chat .user-row")).to_have_count(1)

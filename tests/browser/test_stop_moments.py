@@ -7,6 +7,7 @@ that takes a while."""
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -156,5 +157,34 @@ def test_stop_right_after_retry_ends_the_retried_turn(browser, url, after):
         press(page, "button")
         stays_stopped(page, "Stopped", "Stopped before it finished")
         sync_api.expect(page.locator("#chat .user-row")).to_have_count(1)
+    finally:
+        page.context.close()
+
+
+# Every text the status line shows, as the page changes it (innerText, so what is read out and
+# copied too, not only what is painted).
+WATCH_STATUS = """() => {
+  window.statusSeen = [];
+  const status = document.querySelector('#run-status');
+  new MutationObserver(() => window.statusSeen.push(status.innerText.trim()))
+    .observe(status, { subtree: true, childList: true, characterData: true, attributes: true });
+}"""
+
+
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+def test_the_status_line_never_shows_gradios_progress_words(browser, url, locale):
+    page = open_page(browser, url, locale=locale)
+    try:
+        page.evaluate(WATCH_STATUS)
+        send(page, "wait for me")
+        time.sleep(0.6)
+        press(page, "button")
+        stays_stopped(page, "Stopped" if locale == "en-US" else "已停止", "")
+        send(page, "wait again")
+        sync_api.expect(page.locator("#chat")).to_contain_text(ANSWER, timeout=15_000)
+        seen = page.evaluate("window.statusSeen")
+        assert seen, "the status line never changed"
+        gradio_words = [s for s in seen if re.search(r"queue|processing|\d\.\ds\b", s)]
+        assert not gradio_words, gradio_words
     finally:
         page.context.close()
