@@ -95,7 +95,7 @@ def build_demo(
             with gr.Tab(I18N("tab_scenarios"), id="scenarios-tab", elem_id="scenarios-tab") as tab:
                 words.add(tab, label="tab_scenarios")
                 add_scenarios_tab(page, state, I18N, words)
-        settings = settings_panel(prefs0, words)
+        settings, notice = settings_panel(prefs0, words)
 
         outputs = [chatbot, trace, state, status]
         turn = {"outputs": outputs, "concurrency_limit": TURNS_AT_ONCE, "show_progress": "hidden"}
@@ -173,6 +173,7 @@ def build_demo(
             done = stopping.then(page.stopped, [state], **stopped)
             done.then(**shown, queue=False, **quiet)
             saves.append(done)
+        unqueued = {"queue": False, **quiet}
         for name, component in settings.items():
             changed = component.change(
                 page.set_pref(name),
@@ -183,6 +184,12 @@ def build_demo(
                 queue=False,
             )
             saves.append(changed)
+            # What is wrong with a field shows under the fields once the person leaves it
+            # (a toast would need a queued event, and would say it on every keystroke).
+            changed.then(page.settings_notice(typing=name), [state], [notice], **unqueued)
+            if isinstance(component, gr.Textbox):
+                for left in (component.blur, component.submit):
+                    left(page.settings_notice(), [state], [notice], **unqueued)
         # The session starts in its browser's language; the whole page follows the setting.
         example_sets = [example_set.dataset for example_set in examples]
         language = settings["language"]
@@ -193,7 +200,9 @@ def build_demo(
         for event in swapped:
             event.then(**shown, queue=False, **quiet)
         relabel = relabel_handler(page, words)
-        language.change(relabel, [language, state], [*outputs, *words.components], **quiet)
+        language.change(relabel, [language, state], [*outputs, *words.components], **quiet).then(
+            page.settings_notice(), [state], [notice], **unqueued
+        )
         titles = (UI_TEXT["zh"]["title"], UI_TEXT["en"]["title"])
         language.change(None, [language], None, js=switch_script(*titles), queue=False, **quiet)
         demo.load(None, js=aria_script(UI_TEXT["zh"]["title"]))

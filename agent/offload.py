@@ -13,14 +13,30 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
+log = logging.getLogger(__name__)
+
 QUICK_DEADLINE = 5.0
 _QUICK = ThreadPoolExecutor(max_workers=4, thread_name_prefix="agent-quick")
+
+
+def left_behind(future: asyncio.Future) -> asyncio.Future:
+    """Mark a thread's future as heard even if nobody awaits it any more (its turn was stopped
+    or ran out of time): an error it ends with afterwards is nobody's to handle, and asyncio
+    would log it as "Future exception was never retrieved"."""
+
+    def heard(done: asyncio.Future) -> None:
+        if not done.cancelled() and done.exception() is not None:
+            log.debug("work left behind ended with %r", done.exception())
+
+    future.add_done_callback(heard)
+    return future
 
 
 class Overdue(TimeoutError):
@@ -42,7 +58,7 @@ async def run_quick(
     """
     deadline = QUICK_DEADLINE if deadline is None else deadline
     loop = asyncio.get_running_loop()
-    future = loop.run_in_executor(_QUICK, functools.partial(fn, *args))
+    future = left_behind(loop.run_in_executor(_QUICK, functools.partial(fn, *args)))
     try:
         async with asyncio.timeout(deadline):
             return await future

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 from tools.base import NeedsUserInput, Tool, ToolContext, ToolInputError, ToolResult
 
 from .events import ImageInfo, ToolResultEvent
+from .offload import left_behind
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +79,7 @@ async def _in_thread(run: Callable[..., Any], args: Any, ctx: ToolContext, timeo
         loop.call_soon_threadsafe(started.set)
         return run(args, ctx)
 
-    future = loop.run_in_executor(_TOOL_THREADS, work)
+    future = left_behind(loop.run_in_executor(_TOOL_THREADS, work))
     waiting = asyncio.ensure_future(started.wait())
     await asyncio.wait({future, waiting}, return_when=asyncio.FIRST_COMPLETED)
     waiting.cancel()

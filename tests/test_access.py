@@ -300,9 +300,12 @@ def test_credentials_in_the_base_url_never_reach_the_browser(server):
 def test_a_setting_longer_than_any_real_one_is_refused(server):
     page = server_page(server)
     state = page.new_state()
-    with pytest.raises(gr.Error, match="characters long"):
-        page.set_pref("model")("x" * 100_000, state)
+    page.set_pref("model")("x" * 100_000, state)
     assert state.prefs.model == "test-model"
+    notice = page.settings_notice()(state)
+    assert notice.visible and "100,000 characters long" in notice.value
+    page.set_pref("model")("test-model", state)
+    assert page.settings_notice()(state).visible is False
 
 
 @pytest.mark.parametrize(
@@ -314,16 +317,38 @@ def test_a_setting_longer_than_any_real_one_is_refused(server):
         ("localhost:11434/v1", "zh", "必须以 http://"),
     ],
 )
-def test_a_base_url_that_is_no_url_is_refused_in_one_sentence(value, language, words):
+def test_a_base_url_that_is_no_url_is_said_beside_the_field_and_by_the_turn(value, language, words):
     page = page_for()
     state = page.new_state()
     state.prefs.language = language
-    before = state.prefs.base_url
-    with pytest.raises(gr.Error) as refused:
-        page.set_pref("base_url")(value, state)
-    assert words in refused.value.message
-    assert state.prefs.base_url == before  # the one set before stays
-    # A real URL is taken.
+    state.prefs.source = "openai"
+    page.set_pref("base_url")(value, state)
+    # Kept, so that the turn says what is wrong instead of going to the URL set before.
+    assert state.prefs.base_url == value
+    assert words in page.access.model_problem(state.prefs)
+    # Not while it is being typed ("h" on the way to "http://…"), once the field is left.
+    assert page.settings_notice(typing="base_url")(state).visible is False
+    notice = page.settings_notice()(state)
+    assert notice.visible and words in notice.value
+    # Still wrong while it is typed again, it stays; mended, it goes at once.
+    page.set_pref("base_url")("x" + value, state)
+    assert page.settings_notice(typing="base_url")(state).visible
     state, _ = page.set_pref("base_url")("http://127.0.0.1:11434/v1", state)
     assert state.prefs.base_url == "http://127.0.0.1:11434/v1"
+    assert page.settings_notice(typing="base_url")(state).visible is False
+    assert page.access.model_problem(state.prefs) is None
+    state.close()
+
+
+async def test_a_turn_with_a_base_url_that_is_no_url_says_so_and_keeps_the_words():
+    page = page_for()
+    state = page.new_state()
+    page.set_pref("source")("openai", state)
+    page.set_pref("base_url")("not a url", state)
+    message = {"text": "what is 2+2", "files": []}
+    assert page.take_message(message, state)[1] == message  # the words stay in the input
+    with pytest.warns(UserWarning, match="must start with http://"):
+        async for _ in page.send(message, state):
+            pass
+    assert state.turns == []
     state.close()

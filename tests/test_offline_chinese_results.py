@@ -71,3 +71,10 @@ async def test_the_photo_is_found_by_its_camera_data(tools, photo):
     assert calls == [("image_info", "img_2"), ("image_info", "img_1"), ("image_edit", "img_1")]
     assert "相机：Canon EOS R5" in results[1]
     assert "img_1 已顺时针旋转 90°：新图片 img_3" in answer and "img_1 看起来是照片" in answer
+
+
+@pytest.mark.parametrize("question", ["计算2480的12.5%", "2480 的 12.5% 是多少"])
+async def test_a_share_asked_in_chinese_is_answered_in_chinese(tools, question):
+    answer, calls, _ = await ask(tools, question)
+    assert [tool for tool, _ in calls] == ["calculator"]
+    assert answer == "2480 的 12.5% = 310"

@@ -97,3 +97,31 @@ async def test_a_number_without_a_unit_request_never_says_five_is_five(tools, te
 async def test_a_number_alone_to_calculate_asks_what_to_calculate(tools, text, language, question):
     events = await say(tools, text, Session(), language)
     assert events[-1].type == "ask_user" and events[-1].question == question
+
+
+EXAMPLES = __import__("pathlib").Path(__file__).resolve().parent.parent / "assets" / "examples"
+
+
+@pytest.mark.parametrize(
+    ("request_text", "language", "images", "read"),
+    [
+        ("read all the images", "en", 3, "The text in img_3 reads"),
+        ("read all the images", "en", 0, "CITY LIBRARY"),  # sent with the first message
+        ("what does it say?", "en", 1, "CITY LIBRARY"),
+        ("Read every picture please", "en", 2, "The text in img_2 reads"),
+        ("读一下所有图片", "zh", 3, "img_3 中的文字"),
+    ],
+)
+async def test_a_request_about_images_while_the_unit_is_asked_runs_instead(
+    tools, request_text, language, images, read
+):
+    files = [EXAMPLES / name for name in ("sign.png", "receipt.png", "label.png")]
+    session = Session()
+    first = "convert 5 miles" if language == "en" else "把5英里换算一下"
+    agent = Agent(OfflineModel(), tools, language=language)
+    # With `images` 0 the images came with the first message, before the unit was asked.
+    asked = await collect(agent, first, files[:1] if not images else [], session=session)
+    assert asked[-1].type == "ask_user" and asked[-1].question == ASK[language]
+    events = await collect(agent, request_text, files[:images], session=session)
+    assert events[-1].type == "answer" and read in events[-1].text
+    assert "read_text" in [e.tool for e in events if e.type == "tool_call"]

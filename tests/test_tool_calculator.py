@@ -206,3 +206,16 @@ async def test_a_chinese_share_of_a_number_is_answered_offline(text):
     events = [e async for e in Agent(OfflineModel(), default_tools()).run(text, [], Session())]
     assert events[-1].type == "answer"
     assert "= 310" in events[-1].text or "= 12" in events[-1].text
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [("zh", "2480 的 12.5% = 310"), ("en", "12.5% of 2480 = 310")],
+)
+def test_a_share_is_said_in_the_conversations_language(calc, store, language, said):
+    from tools.base import ToolContext
+
+    args = CalculatorArgs(expression="12.5% of 2480")
+    result = calc.run(args, ToolContext(store, language=language))
+    assert result.text == said
+    assert result.data["expression"] == "12.5% of 2480"  # the data stays as computed

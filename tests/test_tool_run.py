@@ -93,3 +93,44 @@ async def test_any_other_failure_is_ours_and_ends_the_turn(store):
 def test_a_tools_own_timeout_wins_over_the_agents():
     assert tool_run.timeout_for(Slow(), 30.0) == 0.3
     assert tool_run.timeout_for(Echo(), 30.0) == 30.0
+
+
+class StopsLate(Tool):
+    """Raises once its call was given up (as the OCR pool's `Stopped` does after Stop)."""
+
+    name = "stops_late"
+    description = "Runs until told to stop, then raises."
+    Args = EchoArgs
+
+    def run(self, args, ctx):
+        while not ctx.cancelled:
+            time.sleep(0.01)
+        raise RuntimeError("stopped")
+
+
+async def test_a_call_given_up_leaves_no_unheard_error_in_the_log(store, caplog, monkeypatch):
+    import gc
+    from concurrent.futures import ThreadPoolExecutor
+
+    gc.collect()  # what other tests left behind is not this test's to judge
+    # Every tool thread is busy, so the call is given up (Stop) before its thread starts.
+    busy = threading.Event()
+    threads = ThreadPoolExecutor(max_workers=1)
+    threads.submit(busy.wait, 5)
+    monkeypatch.setattr(tool_run, "_TOOL_THREADS", threads)
+    context = ctx(store)
+    call = asyncio.ensure_future(
+        tool_run.call_tool(StopsLate(), EchoArgs(text="x"), context, timeout=5.0)
+    )
+    await asyncio.sleep(0.05)
+    call.cancel()
+    context.cancelled = True
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    busy.set()  # the thread starts late, sees the call given up, and raises
+    threads.shutdown(wait=True)
+    await asyncio.sleep(0.05)
+    del call
+    gc.collect()
+    await asyncio.sleep(0)
+    assert "RuntimeError('stopped')" not in caplog.text

@@ -19,7 +19,7 @@ from tools.arithmetic import (
     format_number,
     normalise,
 )
-from tools.base import StrictArgs, Tool, ToolContext, ToolResult
+from tools.base import StrictArgs, Tool, ToolContext, ToolResult, language_of
 
 
 class CalculatorArgs(StrictArgs):
@@ -70,6 +70,15 @@ _FUNCTION_WORDS = "|".join(sorted((*FUNCTIONS, *NAMES), key=len, reverse=True))
 _EXPRESSION_RUN = re.compile(
     rf"(?:\b(?:{_FUNCTION_WORDS})\b|\d+(?:\.\d+)?|\*\*|[-+*/%().,]|\s+|\bof\b)+", re.IGNORECASE
 )
+
+
+# "12.5% of 2480" as a Chinese sentence says it: "2480 的 12.5%".
+_SHARE = re.compile(rf"({NUMBER})\s*%\s*of\s*({NUMBER})", re.IGNORECASE)
+
+
+def shown_expression(expression: str, language: str) -> str:
+    """The expression as the person reads it in their language (the tool computes the same)."""
+    return _SHARE.sub(r"\2 的 \1%", expression) if language == "zh" else expression
 
 
 def find_expression(text: str) -> str | None:
@@ -126,7 +135,7 @@ class Calculator(Tool):
         result = evaluate(args.expression)
         shown = format_number(result)
         return ToolResult(
-            text=f"{args.expression} = {shown}",
+            text=f"{shown_expression(args.expression, language_of(ctx))} = {shown}",
             data={
                 "expression": args.expression,
                 "normalised": normalise(args.expression),

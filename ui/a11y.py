@@ -8,6 +8,7 @@ or a screen: Gradio 6.31 has no setting for any of these.
 - A message's image is a button with no name; it gets one.
 - A message's `aria-label` sits on a `div` with no role, where it means nothing; the `div`
   becomes a group, which the label names.
+- The line that says what is wrong with the settings is an alert, read out when it shows.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ def a11y_script() -> str:
       }});
     document.querySelectorAll(":is(#chat, #trace) div[aria-label]:not([role])")
       .forEach((el) => el.setAttribute("role", "group"));
+    document.querySelectorAll("#settings-notice:not([role])")
+      .forEach((el) => el.setAttribute("role", "alert"));
   }};
   let waiting = false;
   new MutationObserver(() => {{

@@ -92,16 +92,21 @@ class Access:
 
     # -- settings -------------------------------------------------------------------------------
 
-    def setting_problem(self, value: Any, language: str, name: str = "") -> str | None:
+    @staticmethod
+    def refused_setting(value: Any) -> tuple[str, dict[str, Any]] | None:
+        """Why a value is not taken at all (the setting keeps what it had): a text field far
+        longer than any real setting. The sentence's key and its facts, or None."""
         if isinstance(value, str) and len(value) > MAX_SETTING_CHARS:
-            return t("setting_too_long", language).format(
-                length=len(value), limit=MAX_SETTING_CHARS
-            )
-        if name == "base_url" and isinstance(value, str) and value.strip():
-            parts = urlsplit(value.strip())
-            if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-                return t("base_url_invalid", language)
+            return "setting_too_long", {"length": len(value), "limit": MAX_SETTING_CHARS}
         return None
+
+    @staticmethod
+    def base_url_invalid(url: str) -> bool:
+        """A base URL that is not an http(s) URL naming a host (empty means the default)."""
+        if not url.strip():
+            return False
+        parts = urlsplit(url.strip())
+        return parts.scheme.lower() not in ("http", "https") or not parts.hostname
 
     def base_url_from_page(self, value: str) -> str:
         """The page shows the configured URL without its credentials; that text means it."""
@@ -130,6 +135,8 @@ class Access:
         language = prefs.language
         if prefs.source != "openai":
             return None
+        if self.base_url_invalid(prefs.base_url):
+            return t("base_url_invalid", language)
         if self.hides_failures(prefs):
             if not self.env.allow_custom_base_url:
                 return t("url_off", language)

@@ -154,19 +154,43 @@ class PageHandlers(TurnRunner):
         return (*page_values(state), empty, self.download_update(state))
 
     def set_pref(self, name: str) -> Callable[[Any, PageState | None], tuple]:
-        """The handler for one setting; a cleared field goes back to the default."""
+        """The handler for one setting; a cleared field goes back to the default. A base
+        URL that is no URL is kept, so that the turn says so instead of going elsewhere;
+        what is wrong with a field shows beside the fields (`settings_notice`)."""
 
         def handler(value: Any, state: PageState | None) -> tuple:
             state = self.use(state, tell=False)
-            problem = self.access.setting_problem(value, state.prefs.language, name)
-            if problem:
-                raise gr.Error(problem, print_exception=False)
+            refused = self.access.refused_setting(value)
+            state.setting_problems.pop(name, None)
+            if refused:
+                state.setting_problems[name] = refused
+                return state, self.banner_update(state.prefs)
             if value is None:
                 value = getattr(self.prefs0, name)
             elif name == "base_url":
                 value = self.access.base_url_from_page(str(value))
+                if self.access.base_url_invalid(value):
+                    state.setting_problems[name] = ("base_url_invalid", {})
             setattr(state.prefs, name, value)
             return state, self.banner_update(state.prefs)
+
+        return handler
+
+    def settings_notice(self, typing: str | None = None) -> Callable[[PageState | None], Any]:
+        """The sentence beside the settings for what is wrong with them, in the page's
+        language. While a field is being typed in (`typing`), a new problem of that field
+        waits until the person leaves it ("h" on the way to "https://…" is no mistake);
+        one it already showed goes as soon as it is mended."""
+
+        def handler(state: PageState | None) -> Any:
+            if state is None:
+                return gr.skip()
+            problems = state.setting_problems
+            shown = [n for n in problems if n != typing or n in state.problems_shown]
+            state.problems_shown = set(shown)
+            language = state.prefs.language
+            said = [t(problems[n][0], language).format(**problems[n][1]) for n in shown]
+            return gr.Markdown(" ".join(said), visible=bool(said))
 
         return handler
 

@@ -133,8 +133,9 @@ def _examples(box: Any, language: str, words: PageWords) -> list[gr.Examples]:
     return sets
 
 
-def settings_panel(prefs0: Prefs, words: PageWords) -> dict[str, Any]:
-    """The Settings accordion; its fields by the name of the `Prefs` field each one sets."""
+def settings_panel(prefs0: Prefs, words: PageWords) -> tuple[dict[str, Any], gr.Markdown]:
+    """The Settings accordion: its fields by the name of the `Prefs` field each one sets,
+    and the line under the fields that says what is wrong with them."""
     with gr.Accordion(I18N("settings"), open=False, elem_id="settings") as accordion:
         with gr.Row():
             source = gr.Radio(
@@ -163,6 +164,7 @@ def settings_panel(prefs0: Prefs, words: PageWords) -> dict[str, Any]:
                 info=I18N("api_key_info"),
                 elem_id="api-key",
             )
+        notice = gr.Markdown(visible=False, elem_id="settings-notice")
         with gr.Row():
             temperature = gr.Slider(
                 0, 2, value=prefs0.temperature, step=0.1, label=I18N("temperature")
@@ -202,7 +204,7 @@ def settings_panel(prefs0: Prefs, words: PageWords) -> dict[str, Any]:
     words.add(language, label="language")
     words.add(style, label="style", choices=choices(*_STYLES))
     words.add(protocol, label="protocol", choices=choices(*_PROTOCOLS))
-    return {
+    fields = {
         "source": source,
         "base_url": base_url,
         "model": model_name,
@@ -214,6 +216,7 @@ def settings_panel(prefs0: Prefs, words: PageWords) -> dict[str, Any]:
         "style": style,
         "tool_protocol": protocol,
     }
+    return fields, notice
 
 
 _SOURCES = [("source_offline", "offline"), ("source_openai", "openai")]

@@ -151,6 +151,10 @@ class PageState:
         self.expired = False
         # The call the approval panel shows, so a decision that did not fit keeps the edit.
         self.approval_shown: str | None = None
+        # What is wrong with the settings, by field: a sentence's key and its facts; and the
+        # fields whose sentence the page shows (ui.handlers.PageHandlers.settings_notice).
+        self.setting_problems: dict[str, tuple[str, dict[str, Any]]] = {}
+        self.problems_shown: set[str] = set()
         # When the page last said to wait for the running turn: once on screen is enough.
         self.wait_told_at: float | None = None
         # For the turn limits (ui.access); Clear does not reset them.

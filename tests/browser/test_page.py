@@ -452,6 +452,43 @@ def test_a_turn_that_cannot_start_keeps_the_words(page):
     assert "4" in last_reply(page)
 
 
+@pytest.mark.parametrize(
+    ("locale", "said"),
+    [
+        ("en-US", "must start with http:// or https://"),
+        ("zh-CN", "必须以 http:// 或 https:// 开头"),
+    ],
+)
+def test_a_base_url_that_is_no_url_is_said_under_the_fields_and_by_the_turn(
+    browser, url, locale, said
+):
+    from tests.support.openai_server import OpenAIServer
+
+    page = open_page(browser, url, locale=locale)
+    notice = page.locator("#settings-notice")
+    field = page.locator("#base-url textarea, #base-url input")
+    try:
+        page.locator("#settings .label-wrap").first.click()
+        page.locator("#source label").nth(1).click()  # the OpenAI-compatible API
+        field.press_sequentially("not a url", delay=20)
+        sync_api.expect(notice).to_be_hidden()  # nothing said while it is being typed
+        field.press("Tab")
+        sync_api.expect(notice).to_contain_text(said)
+        sync_api.expect(notice).to_have_attribute("role", "alert")
+        # The turn says it too, and goes nowhere else; the words stay in the input.
+        ask(page, "what is 2+2")
+        sync_api.expect(page.locator("[data-testid=toast-body]").get_by_text(said)).to_be_visible()
+        sync_api.expect(page.locator("#input textarea")).to_have_value("what is 2+2")
+        with OpenAIServer(replies=["Thought: Easy.\nAnswer: It is 4."]) as server:
+            field.fill(server.base_url)
+            sync_api.expect(notice).to_be_hidden()  # mended: gone at once
+            page.press("#input textarea", "Enter")
+            sync_api.expect(page.locator("#chat .bot-row").last).to_contain_text("It is 4.")
+            assert server.requests
+    finally:
+        page.context.close()
+
+
 def test_settings_connect_an_openai_compatible_server(page):
     from tests.support.openai_server import OpenAIServer
 

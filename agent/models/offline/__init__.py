@@ -49,7 +49,7 @@ _VAGUE = re.compile(
 # Words that point at something in view: with an image in the conversation, the question is
 # about it.
 _ABOUT_IMAGE = re.compile(
-    r"\b(?:it|its|this|that|these|those|they|here|above|image|picture|pic|photo|screenshot)\b"
+    r"\b(?:it|its|this|that|these|those|they|here|above|images?|pictures?|pics?|photos?|screenshots?)\b"
     r"|这|那|它|上面|图|照片",
     re.IGNORECASE,
 )
@@ -135,8 +135,13 @@ def _decide(request: ModelRequest, seen: conversation.Seen, words: dict[str, str
     ranked = _fillable_first(rank_tools(question, request.tools, bool(ids)), question, ids)
     if pending is not None and (not ranked or ranked[0] is pending):
         found = extract(pending, question, ids, request.known)
-        # A question of its own that fills nothing is a new request, not a reply.
-        if found or ranked or not _NEW_QUESTION.search(question):
+        # A question of its own that fills nothing is a new request, not a reply; so is a
+        # request about images ("read all the images", new uploads) while the open task
+        # takes none.
+        about_images = not getattr(pending, "uses_images", False) and bool(
+            seen.turn_uploads or every_image(question, ids) or _ABOUT_IMAGE.search(question)
+        )
+        if found or ranked or not (_NEW_QUESTION.search(question) or about_images):
             args = {**request.known, **found}
             return _action(request, words["pick"].format(tool=pending.name), pending.name, args)
     task = question
