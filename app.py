@@ -34,6 +34,7 @@ from ui.notices import tell_mcp_notices
 from ui.page_state import PageState, Prefs, default_model, default_prefs, sessions_root
 from ui.page_words import PageWords, relabel_handler, switch_script
 from ui.phone import opening_script, wire_phone
+from ui.repick import repick_script
 from ui.scenarios_tab import add_scenarios_tab
 from ui.script_api import add_script_endpoints
 from ui.server import Page
@@ -208,6 +209,7 @@ def build_demo(
         demo.load(None, js=aria_script(UI_TEXT["zh"]["title"]))
         demo.load(None, js=a11y_script())
         demo.load(None, js=opening_script())
+        demo.load(None, js=repick_script())
         demo.load(None, js=toast_script(page.env.max_upload_mb))
         demo.load(tell_mcp_notices, None, None, **quiet)  # MCP servers that failed to start
         wire_phone(parts, [box.submit, *(e.load_input_event.then for e in examples)])

@@ -512,3 +512,23 @@ def test_settings_connect_an_openai_compatible_server(page):
         assert server.requests[0]["model"] == "local-vision"
     # The key went to the server and nowhere else: not into the page, the trace or the input.
     assert key not in page.content()
+
+
+def test_the_same_image_can_be_picked_again_after_sending_it(page):
+    chooser_input = page.locator("#input input[type=file]")
+
+    def pick() -> None:
+        with page.expect_file_chooser() as chosen:
+            page.locator("#input button.upload-button").click()
+        chosen.value.set_files(str(EXAMPLES / "sign.png"))
+
+    pick()
+    sync_api.expect(page.locator("#input .thumbnail-item")).to_have_count(1)
+    # Emptied once Gradio has the file: the browser's chooser fires again for the same file.
+    sync_api.expect(chooser_input).to_have_value("")
+    ask(page, "read it")
+    wait_turn_done(page, 1)
+    assert "CITY LIBRARY" in last_reply(page)
+    pick()
+    sync_api.expect(page.locator("#input .thumbnail-item")).to_have_count(1)
+    sync_api.expect(chooser_input).to_have_value("")

@@ -188,3 +188,17 @@ def test_the_status_line_never_shows_gradios_progress_words(browser, url, locale
         assert not gradio_words, gradio_words
     finally:
         page.context.close()
+
+
+def test_the_stop_button_is_red_only_while_a_turn_runs(browser, url):
+    page = open_page(browser, url)
+    stop = page.locator("#stop")
+    red, grey = "rgb(185, 28, 28)", "rgb(71, 85, 105)"
+    try:
+        sync_api.expect(stop).to_have_css("color", grey)
+        send(page, "wait for me")
+        sync_api.expect(stop).to_have_css("color", red)
+        sync_api.expect(page.locator("#chat")).to_contain_text(ANSWER, timeout=15_000)
+        sync_api.expect(stop).to_have_css("color", grey)
+    finally:
+        page.context.close()
