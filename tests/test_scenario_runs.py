@@ -143,6 +143,33 @@ async def test_a_run_from_the_tab_fills_the_table_scores_and_downloads(tmp_path)
         state.close()
 
 
+async def test_stop_ends_a_run_and_keeps_the_results_of_the_scenarios_that_finished():
+    import asyncio
+
+    page = PageHandlers(lambda prefs: OfflineModel(delay=0.02, chunk_size=2), Settings())
+    state = page.new_state()
+    tab = ScenarioTab(page)
+    started = []
+    run = asyncio.ensure_future(
+        tab.run(["control.yaml"], [], state, lambda done, **k: started.append(done))
+    )
+    try:
+        while len(started) < 4:  # the start, then three scenarios begun: two finished
+            await asyncio.sleep(0.01)
+        assert await tab.stopped(state) == gr.skip()
+        message, scores, table, batch, json_btn, _ = await run
+        done = len(batch.results)
+        assert done >= 2 and done < len(batch.scenarios)
+        assert message.startswith(f"Stopped after {done} of {len(batch.scenarios)} scenarios")
+        assert len(table.value["data"]) == done and f"{done}/{done}" in scores
+        data = json.loads(Path(json_btn.value["path"]).read_text("utf-8"))
+        assert len(data["scenarios"]) == done
+        # Nothing runs any more: Stop leaves the message as it is.
+        assert await tab.stopped(state) == gr.skip()
+    finally:
+        state.close()
+
+
 async def test_nothing_chosen_says_so():
     page = PageHandlers(lambda prefs: OfflineModel(), Settings())
     message, *_ = await ScenarioTab(page).run([], [], None, lambda *a, **k: None)

@@ -155,6 +155,8 @@ class PageState:
         # fields whose sentence the page shows (ui.handlers.PageHandlers.settings_notice).
         self.setting_problems: dict[str, tuple[str, dict[str, Any]]] = {}
         self.problems_shown: set[str] = set()
+        # Set while the Scenarios tab runs a batch: Stop sets it (ui.scenarios_tab).
+        self.scenario_stop: asyncio.Event | None = None
         # When the page last said to wait for the running turn: once on screen is enough.
         self.wait_told_at: float | None = None
         # For the turn limits (ui.access); Clear does not reset them.

@@ -9,6 +9,7 @@ showing it is `ui.conversation_view`. This module lays the tab out and wires it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import shutil
 import tempfile
@@ -103,7 +104,7 @@ class ScenarioTab:
                 progress((index, total), desc=desc, unit=t("scenario_unit", language))
 
             progress((0, total), desc=t("scenario_starting", language))
-            await run_batch(
+            running = run_batch(
                 batch,
                 lambda: self.page.make_model(prefs),
                 lambda scenario, model: self.page.agent_for(
@@ -111,6 +112,10 @@ class ScenarioTab:
                 ),
                 step,
             )
+            if await self._until_stopped(running, state):
+                sentences.insert(
+                    0, t("scenario_stopped", language).format(done=len(batch.results), total=total)
+                )
             if state is not None and prefs.source != "offline":
                 # The service's turn limits count what a run sends to a hosted model.
                 for _ in range(sum(len(s.turns) for s in batch.scenarios)):
@@ -144,8 +149,36 @@ class ScenarioTab:
             return str(exc)
         return None
 
-    def stopped(self, state: Any) -> str:
-        return t("scenario_stopped", self.language(state))
+    @staticmethod
+    async def _until_stopped(running: Any, state: Any) -> bool:
+        """Run `running` (the batch) until it ends or Stop is pressed; True when stopped. The
+        scenario under way is cancelled, and those that finished keep their results."""
+        stop = asyncio.Event()
+        if state is not None:
+            state.scenario_stop = stop
+        task = asyncio.ensure_future(running)
+        pressed = asyncio.ensure_future(stop.wait())
+        try:
+            await asyncio.wait({task, pressed}, return_when=asyncio.FIRST_COMPLETED)
+        finally:  # also when the run's own event goes (the page closed)
+            pressed.cancel()
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            if state is not None and state.scenario_stop is stop:
+                state.scenario_stop = None
+        if not task.cancelled() and task.exception() is not None:
+            raise task.exception()
+        return stop.is_set()
+
+    async def stopped(self, state: Any) -> Any:
+        """Stop: the run ends, and says so itself. Async, so that it runs on the event loop
+        the run waits on."""
+        stop = state.scenario_stop if state is not None else None
+        if stop is not None:
+            stop.set()
+        return gr.skip()  # with no run, what the message line says stays
 
     def show_row(
         self, batch: Batch | None, files: ViewerFiles | None, state: Any, evt: gr.SelectData
@@ -283,14 +316,15 @@ def add_scenarios_tab(page: Any, state: Any, i18n: Any, words: Any = None) -> No
             group_consecutive_messages=False,
         )
 
-    running = run_btn.click(
+    run_btn.click(
         tab.run,
         [suites, uploads, state],
         [message, scores, table, batch, json_btn, junit_btn],
         show_progress_on=[message],
         **quiet,
     )
-    stop_btn.click(tab.stopped, [state], [message], cancels=[running], queue=False, **quiet)
+    # Stop ends the run through its state, so the scenarios that finished keep their results.
+    stop_btn.click(tab.stopped, [state], [message], queue=False, **quiet)
     shown = [title, chat, trace, files]
     table.select(tab.show_row, [batch, files, state], shown, show_progress="hidden", **quiet)
     conversation_file.upload(

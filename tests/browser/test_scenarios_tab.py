@@ -237,7 +237,7 @@ def test_the_tab_in_chinese(zh_page, tmp_path):
     expect(page.locator("#viewer-trace")).to_contain_text("工具：zoom")
 
 
-def test_a_run_blocks_nobody_and_stop_cancels_it(page, browser, url, slow):
+def test_a_run_blocks_nobody_and_stop_keeps_what_finished(page, browser, url, slow):
     choose(page, "control.yaml", "dialogue.yaml")
     page.click("#scenario-run")
     # The progress bar, over the message line: which scenario runs, and how many are done.
@@ -254,9 +254,18 @@ def test_a_run_blocks_nobody_and_stop_cancels_it(page, browser, url, slow):
     finally:
         other.context.close()
     expect(page.locator("#scenario-scores")).not_to_contain_text("Pass rate")
+    # Stop once some scenarios finished: the run ends, and those keep their results.
+    expect(page.locator("#scenario-message")).to_contain_text(re.compile(rf"[1-9]\d*/{count}"))
     page.click("#scenario-stop")
-    expect(page.locator("#scenario-message")).to_contain_text("Stopped")
-    expect(page.locator("#scenario-results")).to_be_hidden()
+    stopped = re.compile(rf"Stopped after ([1-9]\d*) of {count} scenarios")
+    expect(page.locator("#scenario-message")).to_contain_text(stopped)
+    done = int(stopped.search(page.locator("#scenario-message").inner_text()).group(1))
+    expect(page.locator("#scenario-results")).to_be_visible()
+    expect(rows(page)).to_have_count(done + 1)  # the header row, then one per finished run
+    expect(page.locator("#scenario-scores")).to_contain_text("Pass rate")
+    page.click("#scenario-stop")  # nothing runs: what the run said stays
+    page.wait_for_timeout(300)
+    expect(page.locator("#scenario-message")).to_contain_text(stopped)
 
 
 @pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
