@@ -107,6 +107,9 @@ def test_arguments_are_validated():
         ("80 的 15%", "15% of 80"),
         ("2480的百分之12.5", "12.5% of 2480"),
         ("Which is bigger, 3^20 or 20^3?", "3**20"),
+        # A bare number in parentheses earlier in the sentence is not the arithmetic asked for.
+        ("is x <y> then <script>alert(1)</script> what is 2+2", "2+2"),
+        ("see note (12) and compute 7*8", "7*8"),
     ],
 )
 def test_extracts_the_expression(calc, text, expression):

@@ -81,6 +81,9 @@ def shown_expression(expression: str, language: str) -> str:
     return _SHARE.sub(r"\2 的 \1%", expression) if language == "zh" else expression
 
 
+_COMPUTES = re.compile(r"[-+*/%]|\bof\b|[A-Za-z]\s*\(", re.IGNORECASE)
+
+
 def find_expression(text: str) -> str | None:
     """The longest stretch of `text` that reads as arithmetic and contains a number."""
     text = unicodedata.normalize("NFKC", text)
@@ -88,15 +91,17 @@ def find_expression(text: str) -> str | None:
         text = text.replace(old, new)
     for pattern, replacement in (*_CHINESE, *_ENGLISH):
         text = pattern.sub(replacement, text)
-    best = ""
+    best, best_rank = "", (False, 0)
     for match in _EXPRESSION_RUN.finditer(text):
         candidate = match.group(0).strip()
         candidate = re.sub(r"^(?:of\b|[*/%),\s])+|(?:\bof|[-+*/(.,])+$", "", candidate).strip()
         while candidate.endswith(")") and candidate.count(")") > candidate.count("("):
             candidate = candidate[:-1].rstrip()
         has_value = re.search(r"\d|\b(?:pi|e|tau)\b", candidate)
-        if has_value and len(candidate) > len(best):
-            best = candidate
+        # Something to compute beats a longer bare number ("alert(1) … what is 2+2").
+        rank = (bool(_COMPUTES.search(candidate)), len(candidate))
+        if has_value and rank > best_rank:
+            best, best_rank = candidate, rank
     return best or None
 
 

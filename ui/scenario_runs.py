@@ -4,6 +4,7 @@ and what the tab shows of the results. No gradio here; `ui.scenarios_tab` wires 
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -102,7 +103,8 @@ def invalid_sentence(error: FileError, language: str) -> str:
     problem starts with the file's name, and the line where the runner could tell it."""
     first = error.problems[0] if error.problems else error.file
     more = len(error.problems) - 1
-    sentence = t("scenario_invalid", language).format(problem=first)
+    # Shown as Markdown: a parser's "<stream end>" would be taken for a tag and vanish.
+    sentence = t("scenario_invalid", language).format(problem=html.escape(first, quote=False))
     return sentence + (t("scenario_more_problems", language).format(n=more) if more else "")
 
 

@@ -183,6 +183,15 @@ def test_an_invalid_file_alone_is_one_sentence(page, tmp_path):
     expect(page.locator("#scenario-results")).to_be_hidden()
 
 
+def test_a_yaml_error_is_shown_whole(page, tmp_path):
+    # The YAML parser says "but got '<stream end>'": shown as written, not taken for a tag.
+    upload(page, tmp_path, unclosed_yaml='name: x\nturns:\n  - user: "hi"\n    expect: [a\n')
+    page.click("#scenario-run")
+    message = page.locator("#scenario-message")
+    expect(message).to_contain_text("Not run, the file is invalid: unclosed.yaml:")
+    expect(message).to_contain_text("<stream end>")
+
+
 def download_a_conversation(page, tmp_path) -> Path:
     """A turn in the chat tab, and the page's own download of it."""
     page.get_by_role("tab", name=re.compile("Chat|对话")).click()
