@@ -126,9 +126,13 @@ def build_demo(
             page.send, [taken, state], api_name="send", api_visibility="private", **turn
         )
         from_examples = []
+        # An example is taken from its own hidden input, so the person's draft stays.
+        take_example = {**take, "inputs": [parts.example_box, state, presses]}
+        take_example["outputs"] = [parts.example_box, taken, state]
+        tell_example = {**tell, "fn": page.tell_held_example}
         for example_set in examples:
-            took = example_set.load_input_event.then(**take, queue=False, **quiet)
-            took.then(**tell)
+            took = example_set.load_input_event.then(**take_example, queue=False, **quiet)
+            took.then(**tell_example)
             from_examples.append(
                 took.then(page.run_example, [taken, state], api_visibility="private", **turn)
             )

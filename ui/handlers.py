@@ -249,7 +249,13 @@ class PageHandlers(TurnRunner):
         )
         return box, taken, state
 
-    def tell_held(self, message: dict | None, state: PageState | None) -> None:
+    def tell_held_example(self, message: dict | None, state: PageState | None) -> None:
+        """`tell_held` for an example clicked while a turn runs: it is not kept anywhere."""
+        self.tell_held(message, state, "wait_example")
+
+    def tell_held(
+        self, message: dict | None, state: PageState | None, key: str = "wait_turn"
+    ) -> None:
         """Say why a message was held back (a toast needs a queued event, which the taking
         is not)."""
         if message != HELD:
@@ -260,7 +266,7 @@ class PageHandlers(TurnRunner):
                 return  # the same toast is still on screen
             state.wait_told_at = now
         language = state.prefs.language if state else self.prefs0.language
-        gr.Info(t("wait_turn", language), duration=WAIT_TOAST_SECONDS)
+        gr.Info(t(key, language), duration=WAIT_TOAST_SECONDS)
 
     @staticmethod
     def stop_square(shown: bool, **update: Any) -> Any:

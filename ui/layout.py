@@ -61,7 +61,12 @@ def chat_tab(prefs0: Prefs, words: PageWords) -> SimpleNamespace:
                 )
                 # Narrow screens only (style.css): the trace is stacked far below the chat.
                 to_trace = gr.Button(I18N("to_trace"), elem_id="to-trace", size="sm")
-            examples = _examples(box, prefs0.language, words)
+            # An example goes to the chat by way of a hidden input of its own: what the
+            # person typed or attached in the real one stays there.
+            example_box = ImageTextbox(
+                visible=False, elem_id="example-box", file_count="multiple", sources=["upload"]
+            )
+            examples = _examples(example_box, prefs0.language, words)
             history = history_parts(I18N)
         with gr.Column(scale=2, min_width=320, elem_id="trace-column"):
             to_chat = gr.Button(I18N("to_chat"), elem_id="to-chat", size="sm")
@@ -90,6 +95,7 @@ def chat_tab(prefs0: Prefs, words: PageWords) -> SimpleNamespace:
     return SimpleNamespace(
         chatbot=chatbot,
         box=box,
+        example_box=example_box,
         stop_btn=stop_btn,
         retry_btn=retry_btn,
         clear_btn=clear_btn,

@@ -182,8 +182,10 @@ def test_a_message_typed_during_a_turn_waits_in_the_input(page, model):
     page.locator("#examples").get_by_text("A calculation", exact=True).click()
     assert fewest_rows_within(page, 1.5) == 1
     sync_api.expect(page.locator("#chat .user-row")).to_have_count(1)
-    # The toast already on screen says it: a second held message adds no second one.
+    # The toast already on screen says it: a second held message adds no second one. The
+    # example did not take the place of the words in the input.
     sync_api.expect(page.get_by_text("Wait for the answer, or press Stop")).to_have_count(1)
+    sync_api.expect(box).to_have_value("what is 6*7")
     wait_turn_done(page, 1)
     assert "first answer" in last_reply(page)
     sync_api.expect(page.locator("#chat .user-row")).to_have_count(1)
@@ -532,3 +534,16 @@ def test_the_same_image_can_be_picked_again_after_sending_it(page):
     pick()
     sync_api.expect(page.locator("#input .thumbnail-item")).to_have_count(1)
     sync_api.expect(chooser_input).to_have_value("")
+
+
+def test_an_example_leaves_the_draft_and_its_images_in_the_input(page):
+    box = page.locator("#input textarea")
+    page.locator("#input input[type=file]").set_input_files(str(EXAMPLES / "receipt.png"))
+    sync_api.expect(page.locator("#input .thumbnail-item")).to_have_count(1)
+    box.fill("my own words, not sent yet")
+    page.locator("#examples").get_by_text("A calculation", exact=True).click()
+    wait_turn_done(page, 1)
+    assert "347" in last_reply(page)  # 12.5% of 2480 plus 37
+    sync_api.expect(page.locator("#chat .user-row")).to_contain_text("12.5% of 2480")
+    sync_api.expect(box).to_have_value("my own words, not sent yet")
+    sync_api.expect(page.locator("#input .thumbnail-item")).to_have_count(1)
