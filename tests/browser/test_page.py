@@ -547,3 +547,26 @@ def test_an_example_leaves_the_draft_and_its_images_in_the_input(page):
     sync_api.expect(page.locator("#chat .user-row")).to_contain_text("12.5% of 2480")
     sync_api.expect(box).to_have_value("my own words, not sent yet")
     sync_api.expect(page.locator("#input .thumbnail-item")).to_have_count(1)
+
+
+def test_the_focused_input_shows_a_ring_a_person_can_see(page, tmp_path):
+    from PIL import Image
+
+    def indigo_pixels() -> int:
+        shot = tmp_path / "input.png"
+        box = page.locator("#input").bounding_box()
+        clip = {"x": box["x"] - 4, "y": box["y"] - 4, "width": box["width"] + 8}
+        page.screenshot(path=str(shot), clip={**clip, "height": box["height"] + 8})
+        with Image.open(shot) as image:
+            pixels = image.convert("RGB").getdata()
+            return sum(1 for r, g, b in pixels if abs(r - 67) + abs(g - 56) + abs(b - 202) < 40)
+
+    page.locator("#input textarea").blur()
+    page.mouse.move(0, 0)
+    page.wait_for_timeout(200)
+    before = indigo_pixels()
+    page.locator("#input textarea").focus()
+    page.wait_for_timeout(200)
+    # The ring is on the screen, not only in the style sheet: a ring all round the input.
+    width = page.locator("#input").bounding_box()["width"]
+    assert indigo_pixels() - before > 2 * width
