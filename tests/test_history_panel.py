@@ -88,7 +88,9 @@ async def test_an_unreadable_value_starts_afresh_and_is_replaced():
     fresh = page.new_state()
     with pytest.warns(UserWarning, match="could not be read and were set aside"):
         chat, _, state, _, _, saved, _, *settings = panel_.load(fresh, {"unreadable": True})
-    assert chat == [] and saved == history.empty(state.conversation_id)
+    assert chat == [] and saved["conversations"] == []
+    assert saved["current"] == state.conversation_id
+    assert saved["prefs"] == history.stored_prefs(state.prefs)  # the page's settings, afresh
     assert all(s is not None for s in settings)  # no setting changes
     fresh.close()
 

@@ -4,7 +4,8 @@ The value lives in the browser's localStorage (`gr.BrowserState`, wired by
 `ui.history_panel`), so a reload or a closed tab loses nothing:
 
     {"format": "multimodal-react-agent/history", "version": 1, "current": <id or null>,
-     "conversations": [<conversation>, ...]}          newest first, at most MAX_CONVERSATIONS
+     "conversations": [<conversation>, ...],          newest first, at most MAX_CONVERSATIONS
+     "prefs": <the page's latest settings>}           for a reload before the first message
 
 Each conversation is {"id", "title", "saved_at", "turns" (the turns of the page's download,
 `ui.conversation_export.conversation_data`, each run of streamed pieces kept as one event),
@@ -93,6 +94,7 @@ class Stored(BaseModel):
     version: Literal[1]
     current: str | None = None
     conversations: list[Any] = Field(default_factory=list)
+    prefs: dict[str, Any] = Field(default_factory=dict)
 
 
 def empty(current: str | None = None) -> dict[str, Any]:
@@ -127,7 +129,10 @@ def read(value: Any) -> tuple[dict[str, Any], bool]:
             seen.add(conversation.id)
             kept.append(item)
     current = stored.current if stored.current in seen else None
-    return {**empty(current), "conversations": kept}, problem
+    value = {**empty(current), "conversations": kept}
+    if prefs_of({"prefs": stored.prefs}):
+        value["prefs"] = stored.prefs
+    return value, problem
 
 
 def title_of(text: str, language: str) -> str:
@@ -196,7 +201,9 @@ def put(saved: dict[str, Any], conversation: dict[str, Any] | None, current: str
     current one's oldest turns."""
     others = [c for c in saved.get("conversations", []) if c.get("id") != current]
     conversations = ([conversation] if conversation else []) + others
-    value = {**empty(current), "conversations": conversations[:MAX_CONVERSATIONS]}
+    value = _with_prefs(
+        {**empty(current), "conversations": conversations[:MAX_CONVERSATIONS]}, saved
+    )
     while size_of(value) > MAX_BYTES and len(value["conversations"]) > 1:
         value["conversations"].pop()
     if conversation and size_of(value) > MAX_BYTES:
@@ -212,7 +219,13 @@ def put(saved: dict[str, Any], conversation: dict[str, Any] | None, current: str
 def drop(saved: dict[str, Any], conversation_id: str) -> dict[str, Any]:
     kept = [c for c in saved.get("conversations", []) if c.get("id") != conversation_id]
     current = saved.get("current")
-    return {**empty(None if current == conversation_id else current), "conversations": kept}
+    value = {**empty(None if current == conversation_id else current), "conversations": kept}
+    return _with_prefs(value, saved)
+
+
+def _with_prefs(value: dict[str, Any], saved: dict[str, Any]) -> dict[str, Any]:
+    """`value`, with the page's latest settings that `saved` holds, if any."""
+    return {**value, "prefs": saved["prefs"]} if saved.get("prefs") else value
 
 
 def find(saved: dict[str, Any] | None, conversation_id: str | None) -> dict[str, Any] | None:
@@ -311,6 +324,7 @@ class StoredPrefs(BaseModel):
     image_detail: Literal["auto", "low", "high"]
     language: Literal["en", "zh"]
     style: Literal["react", "plugin-task"]
+    tool_protocol: Literal["auto", "react", "native"] = "auto"  # not in the oldest saves
 
 
 def prefs_of(conversation: dict[str, Any]) -> dict[str, Any]:

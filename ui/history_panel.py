@@ -19,7 +19,7 @@ from typing import Any
 import gradio as gr
 
 from .access import shown_url
-from .history import drop, find, past, prefs_of, put, read, restore, snapshot
+from .history import drop, find, past, prefs_of, put, read, restore, snapshot, stored_prefs
 from .labels import t
 from .page_state import PageState
 from .page_values import page_values
@@ -90,13 +90,14 @@ class History:
             for name in self.setting_names
         ]
 
-    def _whole(self, state: PageState, restored: bool) -> tuple:
-        """chat, trace, state, status, download, saved, list, *settings."""
+    def _whole(self, state: PageState, restored: bool, settings: bool | None = None) -> tuple:
+        """chat, trace, state, status, download, saved, list, *settings (shown again when
+        `settings`, which is `restored` unless given)."""
         return (
             *page_values(state),
             self.page.download_update(state),
             *self._stored(state),
-            *self._settings(state, restored),
+            *self._settings(state, restored if settings is None else settings),
         )
 
     # -- the handlers --------------------------------------------------------------------------
@@ -113,19 +114,24 @@ class History:
         if conversation is not None and not restored:
             problem = True
             state.saved = drop(saved, conversation["id"])
+        settings = restored
+        if not restored and not state.turns and saved.get("prefs"):
+            # No conversation yet: the settings chosen before the reload come back alone.
+            self._set_prefs(state, prefs_of({"prefs": saved["prefs"]}))
+            settings = True
         if problem:
             gr.Warning(t("history_unreadable", state.prefs.language))
         self._keep(state)
-        return self._whole(state, restored)
+        return self._whole(state, restored, settings)
+
+    def _set_prefs(self, state: PageState, prefs: dict[str, Any]) -> None:
+        for name, value in prefs.items():
+            self.page.set_pref(name)(value, state)
 
     def _open(self, state: PageState, conversation: dict[str, Any]) -> bool:
         """Make `state` (fresh) the saved `conversation`, its settings first; False, and
         `state` still fresh, if it does not read."""
-        for name, value in prefs_of(conversation).items():
-            try:
-                self.page.set_pref(name)(value, state)
-            except gr.Error:
-                continue  # a setting this server refuses keeps its current value
+        self._set_prefs(state, prefs_of(conversation))
         try:
             restore(state, conversation)
         except ValueError:
@@ -144,6 +150,7 @@ class History:
     @staticmethod
     def _keep(state: PageState) -> None:
         state.saved = put(state.saved or read(None)[0], snapshot(state), state.conversation_id)
+        state.saved["prefs"] = stored_prefs(state.prefs)
 
     def new(self, state: PageState | None) -> tuple:
         """A fresh conversation; the one shown goes to the list."""

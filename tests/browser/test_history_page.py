@@ -217,6 +217,30 @@ def test_the_api_key_is_never_in_local_storage(browser, url):
     page.context.close()
 
 
+def test_settings_chosen_before_any_message_survive_a_reload(browser, url):
+    page = open_page(browser, url)
+    page.locator("#settings").get_by_text("Settings").first.click()
+    page.locator("#protocol").get_by_text("ReAct text", exact=True).click()
+    page.locator("#style").get_by_text("Plugin task", exact=True).click()
+    page.locator("#settings input[type=range]").first.fill("0.7")
+    deadline = time.monotonic() + 10
+    while not stored(page) or decrypted(stored(page)).get("prefs", {}).get("temperature") != 0.7:
+        assert time.monotonic() < deadline, "the settings were not saved"
+        page.wait_for_timeout(100)
+    reload(page)
+    page.locator("#settings").get_by_text("Settings").first.click()
+    expect(page.locator("#protocol input[value=react]")).to_be_checked()
+    expect(page.locator("#style input[value=plugin-task]")).to_be_checked()
+    expect(page.locator("#settings input[type=range]").first).to_have_value("0.7")
+    # and a conversation's own settings come back with it, its tool protocol among them
+    ask(page, "what is 6*7")
+    turn_done(page, 1)
+    reload(page)
+    page.locator("#settings").get_by_text("Settings").first.click()
+    expect(page.locator("#protocol input[value=react]")).to_be_checked()
+    page.context.close()
+
+
 @pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
 def test_an_image_the_server_lost_shows_as_gone(browser, url, locale):
     page = open_page(browser, url, locale)
