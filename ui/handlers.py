@@ -146,12 +146,12 @@ class PageHandlers(TurnRunner):
     def clear(self, state: PageState | None) -> tuple:
         """Forget the conversation (and stop its turn). Not queued, as Stop is not: a queued
         event that cancels a running turn leaves error badges on the turn's outputs. A notice
-        that the conversation expired waits for the next queued event."""
+        that the conversation expired waits for the next queued event. What the input holds,
+        not yet sent, stays: it is not the conversation."""
         state = self.use(state, tell=False)
         self.halt(state)
         state.reset()
-        empty = self.stop_square(False, value=None)
-        return (*page_values(state), empty, self.download_update(state))
+        return (*page_values(state), self.stop_square(False), self.download_update(state))
 
     def set_pref(self, name: str) -> Callable[[Any, PageState | None], tuple]:
         """The handler for one setting; a cleared field goes back to the default. A base

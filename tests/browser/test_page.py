@@ -411,9 +411,15 @@ def test_retry_reruns_the_last_turn_and_clear_empties_the_page(page, model):
     sync_api.expect(page.locator("#chat .bot-row").last).to_contain_text("42")
     sync_api.expect(page.locator("#chat .user-row")).to_have_count(1)
     sync_api.expect(page.locator("#download")).to_be_enabled()
+    # Clear forgets the conversation; a draft in the input, with its image, is not part of it.
+    page.locator("#input input[type=file]").set_input_files(str(EXAMPLES / "sign.png"))
+    sync_api.expect(page.locator("#input .thumbnail-item")).to_have_count(1)
+    page.fill("#input textarea", "a draft")
     page.click("#clear")
     sync_api.expect(page.locator("#chat .user-row")).to_have_count(0)
     sync_api.expect(page.locator("#trace")).not_to_contain_text("Turn 1")
+    sync_api.expect(page.locator("#input textarea")).to_have_value("a draft")
+    sync_api.expect(page.locator("#input .thumbnail-item")).to_have_count(1)
 
 
 def test_unit_conversion_asks_then_finishes_with_known_params_growing(page):
