@@ -141,14 +141,18 @@ def build_demo(
         from_api = api_trigger.click(page.chat, [box, state], api_name="chat", **turn)
         # Retry takes the count of Stop presses first, not queued, as sending does.
         retry_stops = gr.State(None)
-        retried = retry_btn.click(
+        took_retry = retry_btn.click(
             page.take_retry,
             [state, presses],
             [box, retry_stops],
             js=count_sent,
             queue=False,
             **quiet,
-        ).then(page.retry, [state, retry_stops], api_visibility="private", **turn)
+        )
+        took_retry.then(page.tell_held_retry, [retry_stops, state], None, **quiet)
+        retried = took_retry.then(
+            page.retry, [state, retry_stops], api_visibility="private", **turn
+        )
         running = [submitted, *from_examples, retried, from_api]
         panel = parts.approval  # a call waiting for approval: ui.approval_panel
         running += approval_panel.wire(panel, page, state, turn)

@@ -89,11 +89,11 @@ class PageHandlers(TurnRunner):
         """The last turn again, from where the conversation stood before it. `taken` holds
         the counts of Stop presses `take_retry` took when Retry was pressed."""
         state = self.use(state)
-        if taken == HELD:
-            gr.Info(t("wait_retry", state.prefs.language))
+        if taken == HELD:  # a turn runs; `tell_held_retry` said so at once
             yield UNCHANGED
             return
         if not state.turns:
+            gr.Info(t("retry_nothing", state.prefs.language))
             yield page_values(state)
             return
         try:
@@ -248,6 +248,11 @@ class PageHandlers(TurnRunner):
             self.take_message, message, state, stops, _count(pressed)
         )
         return box, taken, state
+
+    def tell_held_retry(self, taken: dict | None, state: PageState | None) -> None:
+        """`tell_held` for Retry pressed while a turn runs, from an event of its own: the
+        retry's own event waits in the queue behind the running turn."""
+        self.tell_held(taken, state, "wait_retry")
 
     def tell_held_example(self, message: dict | None, state: PageState | None) -> None:
         """`tell_held` for an example clicked while a turn runs: it is not kept anywhere."""

@@ -576,3 +576,20 @@ def test_the_focused_input_shows_a_ring_a_person_can_see(page, tmp_path):
     # The ring is on the screen, not only in the style sheet: a ring all round the input.
     width = page.locator("#input").bounding_box()["width"]
     assert indigo_pixels() - before > 2 * width
+
+
+def test_retry_says_why_it_runs_nothing(page, model):
+    page.click("#retry")  # nothing sent yet
+    sync_api.expect(page.get_by_text("Nothing to retry yet: send a message first.")).to_be_visible()
+    slow = "Thought: " + "thinking a while " * 12 + "\nAnswer: the answer"
+    model["factory"] = lambda: ScriptedModel([slow], delay=0.1, chunk_size=4, name="slow")
+    ask(page, "first question")
+    wait_turn_done(page, 1)
+    page.click("#retry")
+    page.locator("#trace").get_by_text("Thought 1").wait_for()
+    # Retry again while the retried turn runs: said at once, not when that turn ends.
+    page.click("#retry")
+    said = page.get_by_text("A turn is still running: wait for its answer, or press Stop")
+    sync_api.expect(said).to_be_visible(timeout=3_000)
+    assert "the answer" not in last_reply(page)  # the retried turn still runs
+    page.click("#stop")
