@@ -9,21 +9,36 @@ or a screen: Gradio 6.31 has no setting for any of these.
 - A message's `aria-label` sits on a `div` with no role, where it means nothing; the `div`
   becomes a group, which the label names.
 - The line that says what is wrong with the settings is an alert, read out when it shows.
+- The conversation and the trace are both a `log` named "chatbot conversation", and both are
+  read out as they change. Each is named by its own label, and the trace is not read out as
+  it streams (the status line is): a screen reader goes to it when it wants the steps.
+- An image in a message has an empty `alt`; it gets its id (`img_2`), which its file is named
+  by and the page and the agent call it.
+- The thumbnails of the input's uploads are list items outside any list (whose row, with its
+  upload button, cannot be one): plain items.
 """
 
 from __future__ import annotations
 
 import json
 
+from .labels import UI_TEXT
+
 IMAGE_NAME = {"en": "Show the image larger", "zh": "放大查看图片"}
+PANEL_NAMES = {
+    key: {"chat": UI_TEXT[key]["chat_label"], "trace": UI_TEXT[key]["trace_label"]}
+    for key in ("en", "zh")
+}
 
 
 def a11y_script() -> str:
     """Browser code that applies the fixes, also to what the page shows later, at most once a
     frame while the page changes."""
     names = json.dumps(IMAGE_NAME, ensure_ascii=False)
+    panels = json.dumps(PANEL_NAMES, ensure_ascii=False)
     return f"""() => {{
   const names = {names};
+  const panels = {panels};
   let zh = (navigator.language || "").toLowerCase().startsWith("zh");
   const fix = () => {{
     waiting = false;
@@ -39,6 +54,20 @@ def a11y_script() -> str:
       .forEach((el) => el.setAttribute("role", "group"));
     document.querySelectorAll("#settings-notice:not([role])")
       .forEach((el) => el.setAttribute("role", "alert"));
+    for (const id of ["chat", "trace"]) {{
+      const log = document.querySelector(`#${{id}} [role=log]`);
+      const name = (zh ? panels.zh : panels.en)[id];
+      if (log && log.getAttribute("aria-label") !== name) log.setAttribute("aria-label", name);
+      if (log && id === "trace" && log.getAttribute("aria-live") !== "off")
+        log.setAttribute("aria-live", "off");
+    }}
+    document.querySelectorAll(":is(#chat, #trace, #viewer-chat, #viewer-trace) img[alt='']")
+      .forEach((el) => {{
+        const id = decodeURIComponent(el.src).match(new RegExp("/(img_[0-9]+)-[^/]*$"));
+        if (id) el.alt = id[1];
+      }});
+    document.querySelectorAll("#input .thumbnails [role=listitem]")
+      .forEach((el) => el.removeAttribute("role"));
   }};
   let waiting = false;
   new MutationObserver(() => {{

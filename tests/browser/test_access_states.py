@@ -42,3 +42,25 @@ def test_an_error_reply_and_a_switched_language(open_at, page_model, locale):
     page.locator("#language").get_by_text(other, exact=True).click()
     page.wait_for_timeout(800)
     assert serious_violations(page) == [], "language switched"
+
+
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+def test_an_upload_waiting_in_the_input_and_named_panels_and_images(open_at, locale):
+    page = open_at(DESKTOP, locale)
+    zh = locale.startswith("zh")
+    page.locator("#input input[type=file]").set_input_files(str(EXAMPLES / "label.png"))
+    page.locator("#input .thumbnail-item").first.wait_for()
+    page.wait_for_timeout(300)
+    assert serious_violations(page) == [], "an upload in the input"
+    assert page.locator("h1").count() == 1
+    chat, trace = ("对话", "追踪") if zh else ("Conversation", "Trace")
+    assert page.locator("#chat [role=log]").get_attribute("aria-label") == chat
+    assert page.locator("#trace [role=log]").get_attribute("aria-label") == trace
+    # The answer is read out as it comes; the trace is there to be read, not recited.
+    assert page.locator("#trace [role=log]").get_attribute("aria-live") == "off"
+    page.fill("#input textarea", "Zoom into the bottom right corner")
+    page.press("#input textarea", "Enter")
+    wait_done(page, "次模型调用" if zh else "model call")
+    page.wait_for_timeout(300)
+    alts = page.locator("#chat img").evaluate_all("images => images.map((i) => i.alt)")
+    assert alts == ["img_1", "img_2"], alts  # the upload, and the zoom the answer shows
