@@ -17,6 +17,10 @@ _SECONDS = ("timeout", "wait", "limit_s")
 
 SENTENCES: dict[str, dict[str, str]] = {
     "en": {
+        "retry_status": "The model service answered HTTP {code}; trying again in {wait} "
+        "(attempt {attempt} of {attempts}).",
+        "retry_connection": "The connection to the model service failed; trying again in "
+        "{wait} (attempt {attempt} of {attempts}).",
         "http_401": "The model service rejected the API key (401); check that the key is right "
         "and has not expired.",
         "http_403": "The API key is not allowed to use model {model!r} (403); check the key's "
@@ -88,6 +92,8 @@ SENTENCES: dict[str, dict[str, str]] = {
         "the ReAct text protocol with it.",
     },
     "zh": {
+        "retry_status": "模型服务返回 HTTP {code}；{wait}后重试（第 {attempt} 次，共 {attempts} 次）。",
+        "retry_connection": "无法连接模型服务；{wait}后重试（第 {attempt} 次，共 {attempts} 次）。",
         "http_401": "模型服务拒绝了 API 密钥（401）；请检查密钥是否正确、是否已过期。",
         "http_403": "该 API 密钥无权使用模型 {model!r}（403）；请检查密钥的权限。",
         "http_404": "模型服务不认识模型 {model!r}（404）；请检查模型名称和 Base URL。",

@@ -122,6 +122,19 @@ async def test_a_503_is_tried_again_and_the_retry_is_announced(serve):
     await model.aclose()
 
 
+async def test_the_retry_is_announced_in_the_conversations_language(serve):
+    server = serve([unavailable(), "Answer: 好"])
+    notices: list[str] = []
+    model = make_model(server, max_retries=1)
+    request = ask(on_retry=notices.append)
+    request.language = "zh"
+
+    assert await reply_of(model, request) == "Answer: 好"
+
+    assert notices == ["模型服务返回 HTTP 503；0.5 秒后重试（第 2 次，共 2 次）。"]
+    await model.aclose()
+
+
 @pytest.mark.parametrize("reply", [server_error(), bad_gateway(), gateway_timeout()])
 async def test_each_5xx_is_tried_again(serve, reply):
     server = serve([reply, "Answer: ok"])

@@ -20,10 +20,9 @@ from .base import ModelError, ModelRequest, ToolCallPart
 from .openai_errors import (
     mentions_tools,
     refused_param,
-    retry_reason,
+    retry_sentence,
     retry_wait,
     safe_url,
-    seconds,
     status_error,
 )
 from .stream_reading import note_report, reasoning_text, safe_end, stop_at, stop_pattern
@@ -245,13 +244,10 @@ class OpenAIChatModel:
                 if attempt >= attempts or wait is None or wait > (deadline - loop.time()) / 2:
                     raise self._logged(self._open_error(exc)) from exc
                 attempt += 1
-                notice = (
-                    f"{retry_reason(exc)}; trying again in {seconds(wait)} "
-                    f"(attempt {attempt} of {attempts})."
-                )
+                notice = retry_sentence(exc, wait, attempt, attempts)
                 log.info("Model %r: %s", self.name, notice)
                 if request.on_retry is not None:
-                    request.on_retry(notice)
+                    request.on_retry(retry_sentence(exc, wait, attempt, attempts, request.language))
                 await asyncio.sleep(wait)
             except openai.OpenAIError as exc:
                 raise self._fail("client_start", "model") from exc

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 import openai
 
-from ..error_words import seconds
+from ..error_words import say, seconds
 from .base import ModelError
 
 __all__ = ["seconds"]
@@ -76,11 +76,14 @@ def retry_wait(exc: openai.APIError, retries_done: int) -> float | None:
     return None
 
 
-def retry_reason(exc: openai.APIError) -> str:
-    """What went wrong, as the start of the sentence that announces a retry."""
+def retry_sentence(
+    exc: openai.APIError, wait: float, attempt: int, attempts: int, language: str = "en"
+) -> str:
+    """The sentence that announces a retry: what went wrong, how long until the next try."""
+    facts = {"wait": wait, "attempt": attempt, "attempts": attempts}
     if isinstance(exc, openai.APIStatusError):
-        return f"The model service answered HTTP {exc.status_code}"
-    return "The connection to the model service failed"
+        return say("retry_status", language, code=exc.status_code, **facts)
+    return say("retry_connection", language, **facts)
 
 
 def _backoff(retries_done: int) -> float:

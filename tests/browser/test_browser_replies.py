@@ -183,3 +183,22 @@ def test_an_upload_over_the_limit_is_told_in_the_pages_words(
     expect(toast.locator(".toast-title")).to_have_text(title)
     assert "Mb" not in toast.inner_text()
     expect(page.locator("#input img")).to_have_count(0)
+
+
+@pytest.mark.parametrize(
+    ("locale", "said"),
+    [
+        ("en-US", "notes.txt: not an image, so it was not attached; only images can be sent."),
+        ("zh-CN", "notes.txt：不是图片，未能附上；只能发送图片。"),
+    ],
+)
+def test_a_file_that_is_no_image_is_told_in_the_pages_words(open_at, tmp_path, locale, said):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("shopping list", encoding="utf-8")
+    page = open_at(DESKTOP, locale)
+    page.fill("#input textarea", "kept words")
+    page.set_input_files("#input input[type=file]", [str(notes)])
+    toast = page.locator(".toast-body")
+    expect(toast).to_contain_text(said)
+    assert "Invalid file type" not in toast.inner_text()
+    expect(page.locator("#input textarea")).to_have_value("kept words")
