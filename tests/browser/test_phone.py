@@ -70,6 +70,14 @@ def test_on_a_phone_the_trace_is_one_tap_from_the_input_and_back(open_at):
         time = title.locator(".duration")
         if time.count():
             assert time.evaluate("el => el.getClientRects().length") == 1
+    # The steps use the trace's width, and its label sits above the first of them.
+    width = page.locator("#trace .bubble-wrap").evaluate("el => el.clientWidth")
+    group = page.locator("#trace .thought-group").first
+    assert group.evaluate("el => el.getBoundingClientRect().width") >= 0.9 * width
+    label = page.locator("#trace > .wrapper > label")
+    assert label.evaluate("el => el.getBoundingClientRect().bottom") <= top(
+        page, "#trace .message-row"
+    )
     page.locator("#to-chat").click()
     page.wait_for_timeout(300)
     assert abs(top(page, "#chat")) <= 2 and in_view(page, "#input")
