@@ -268,7 +268,7 @@ def test_a_stored_value_that_does_not_read_is_set_aside_with_one_notice(browser,
     page.evaluate("key => localStorage.setItem(key, 'not:encrypted at all')", STORAGE_KEY)
     reload(page)
     notice = UI_TEXT["en"]["history_unreadable"]
-    expect(page.get_by_text(notice)).to_have_count(1)
+    expect(page.get_by_text(notice)).to_have_count(1, timeout=15_000)  # a busy machine's load
     ask(page, "what is 6*7")
     turn_done(page, 1)
     expect(page.locator("#chat .bot-row").last).to_contain_text("42")
