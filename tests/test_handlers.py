@@ -239,12 +239,14 @@ def test_messages_held_during_one_turn_say_wait_once_while_the_toast_shows(monke
     state = page.new_state()
     state.running = 1
     page.tell_held(HELD, state)  # Enter during the run
-    page.tell_held(HELD, state)  # then an example clicked
+    page.tell_held(HELD, state)  # then the send arrow
     page.tell_held({"text": "sent"}, state)  # a message that was sent says nothing
     assert len(said) == 1 and said[0][1]["duration"] == module.WAIT_TOAST_SECONDS
-    state.wait_told_at -= module.WAIT_TOAST_SECONDS  # the first toast has gone
-    page.tell_held(HELD, state)
+    page.tell_held_example(HELD, state)  # an example's toast says something else: shown
     assert len(said) == 2
+    state.wait_told_at["wait_turn"] -= module.WAIT_TOAST_SECONDS  # the first toast has gone
+    page.tell_held(HELD, state)
+    assert len(said) == 3
     state.close()
 
 

@@ -181,6 +181,13 @@ def test_invalid_yaml_is_reported_with_its_line(tmp_path):
     assert "not valid YAML" in problem and str(path) in problem
 
 
+def test_an_unclosed_quote_names_the_line_it_began_on(tmp_path):
+    text = 'name: x\nturns:\n  - user: "hi\n    expect:\n      tools: []\n'
+    path = write(tmp_path / "quote.yaml", text)
+    (problem,) = problems(path)
+    assert "while scanning a quoted scalar, which began on line 3" in problem
+
+
 def test_a_key_written_twice_is_an_error(tmp_path):
     path = write(
         tmp_path / "twice.yaml",

@@ -267,9 +267,10 @@ class PageHandlers(TurnRunner):
             return
         now = time.monotonic()
         if state is not None:
-            if state.wait_told_at is not None and now - state.wait_told_at < WAIT_TOAST_SECONDS:
+            told = state.wait_told_at.get(key)
+            if told is not None and now - told < WAIT_TOAST_SECONDS:
                 return  # the same toast is still on screen
-            state.wait_told_at = now
+            state.wait_told_at[key] = now
         language = state.prefs.language if state else self.prefs0.language
         gr.Info(t(key, language), duration=WAIT_TOAST_SECONDS)
 

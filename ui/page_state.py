@@ -157,8 +157,9 @@ class PageState:
         self.problems_shown: set[str] = set()
         # Set while the Scenarios tab runs a batch: Stop sets it (ui.scenarios_tab).
         self.scenario_stop: asyncio.Event | None = None
-        # When the page last said to wait for the running turn: once on screen is enough.
-        self.wait_told_at: float | None = None
+        # When the page last said each way of "wait for the running turn": once on screen is
+        # enough.
+        self.wait_told_at: dict[str, float] = {}
         # For the turn limits (ui.access); Clear does not reset them.
         self.turns_started = 0
         self.turn_starts: list[float] = []

@@ -92,7 +92,8 @@ def user_message(
     """The person's turn in the conversation: their words, and their images as thumbnails,
     each captioned with its id (`img_1`), the name by which the person and the agent can
     point at it; and a line for each image a restored conversation no longer has (`gone`)."""
-    content: list[Any] = [text] if text.strip() else []
+    # Shown as typed: "<b>x</b>" is the person's words, not markup for the chat to draw.
+    content: list[Any] = [escape(text, quote=False)] if text.strip() else []
     for path, image_id in images:
         content.extend(_captioned(path, image_id))
     content.extend(gone)

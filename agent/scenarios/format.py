@@ -223,7 +223,12 @@ def _json_or_none(text: str) -> Any:
 
 
 def _yaml_problem(where: str, exc: yaml.YAMLError) -> str:
+    """Where the parser gave up, and what it was reading, from where that began: an
+    unclosed quote is found at the end of the file, but it is the quote's line to mend."""
     mark = getattr(exc, "problem_mark", None)
     line = f":{mark.line + 1}" if mark is not None else ""
     reason = getattr(exc, "problem", None) or str(exc)
+    context, begun = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+    if context and begun is not None and (mark is None or begun.line != mark.line):
+        reason += f" ({context}, which began on line {begun.line + 1})"
     return f"{where}{line}: not valid YAML: {reason}"

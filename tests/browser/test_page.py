@@ -182,9 +182,11 @@ def test_a_message_typed_during_a_turn_waits_in_the_input(page, model):
     page.locator("#examples").get_by_text("A calculation", exact=True).click()
     assert fewest_rows_within(page, 1.5) == 1
     sync_api.expect(page.locator("#chat .user-row")).to_have_count(1)
-    # The toast already on screen says it: a second held message adds no second one. The
-    # example did not take the place of the words in the input.
-    sync_api.expect(page.get_by_text("Wait for the answer, or press Stop")).to_have_count(1)
+    # The toast already on screen says it: a second held message adds no second one; the
+    # example says its own. It did not take the place of the words in the input.
+    said = page.get_by_text("Wait for the answer, or press Stop; your message stays in the box.")
+    sync_api.expect(said).to_have_count(1)
+    sync_api.expect(page.get_by_text("then choose the example again")).to_have_count(1)
     sync_api.expect(box).to_have_value("what is 6*7")
     wait_turn_done(page, 1)
     assert "first answer" in last_reply(page)
@@ -596,3 +598,12 @@ def test_retry_says_why_it_runs_nothing(page, model):
     sync_api.expect(said).to_be_visible(timeout=10_000)
     assert "the answer" not in last_reply(page)  # the retried turn still runs
     page.click("#stop")
+
+
+def test_a_message_with_markup_is_shown_as_typed(page):
+    typed = "<b>x</b> <script>window.ran=1</script> what is 2+2?"
+    ask(page, typed)
+    wait_turn_done(page, 1)
+    sync_api.expect(page.locator("#chat .user-row").last).to_contain_text(typed)
+    assert "4" in last_reply(page)
+    assert page.evaluate("window.ran") is None
