@@ -195,7 +195,7 @@ def build_demo(
             saves.append(changed)
             # What is wrong with a field shows under the fields once the person leaves it
             # (a toast would need a queued event, and would say it on every keystroke).
-            changed.then(page.settings_notice(typing=name), [state], [notice], **unqueued)
+            changed.then(page.settings_notice(again=True), [state], [notice], **unqueued)
             if isinstance(component, gr.Textbox):
                 for left in (component.blur, component.submit):
                     left(page.settings_notice(), [state], [notice], **unqueued)
@@ -210,7 +210,7 @@ def build_demo(
             event.then(**shown, queue=False, **quiet)
         relabel = relabel_handler(page, words)
         language.change(relabel, [language, state], [*outputs, *words.components], **quiet).then(
-            page.settings_notice(), [state], [notice], **unqueued
+            page.settings_notice(again=True), [state], [notice], **unqueued
         )
         titles = (UI_TEXT["zh"]["title"], UI_TEXT["en"]["title"])
         language.change(None, [language], None, js=switch_script(*titles), queue=False, **quiet)

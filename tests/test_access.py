@@ -327,15 +327,18 @@ def test_a_base_url_that_is_no_url_is_said_beside_the_field_and_by_the_turn(valu
     assert state.prefs.base_url == value
     assert words in page.access.model_problem(state.prefs)
     # Not while it is being typed ("h" on the way to "http://…"), once the field is left.
-    assert page.settings_notice(typing="base_url")(state).visible is False
+    assert page.settings_notice(again=True)(state).visible is False
+    # Nor when another setting's change, or the language's, is answered meanwhile.
+    page.set_pref("temperature")(0.3, state)
+    assert page.settings_notice(again=True)(state).visible is False
     notice = page.settings_notice()(state)
     assert notice.visible and words in notice.value
     # Still wrong while it is typed again, it stays; mended, it goes at once.
     page.set_pref("base_url")("x" + value, state)
-    assert page.settings_notice(typing="base_url")(state).visible
+    assert page.settings_notice(again=True)(state).visible
     state, _ = page.set_pref("base_url")("http://127.0.0.1:11434/v1", state)
     assert state.prefs.base_url == "http://127.0.0.1:11434/v1"
-    assert page.settings_notice(typing="base_url")(state).visible is False
+    assert page.settings_notice(again=True)(state).visible is False
     assert page.access.model_problem(state.prefs) is None
     state.close()
 

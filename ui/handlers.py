@@ -176,17 +176,18 @@ class PageHandlers(TurnRunner):
 
         return handler
 
-    def settings_notice(self, typing: str | None = None) -> Callable[[PageState | None], Any]:
-        """The sentence beside the settings for what is wrong with them, in the page's
-        language. While a field is being typed in (`typing`), a new problem of that field
-        waits until the person leaves it ("h" on the way to "https://…" is no mistake);
-        one it already showed goes as soon as it is mended."""
+    def settings_notice(self, again: bool = False) -> Callable[[PageState | None], Any]:
+        """The sentence under the settings for what is wrong with them, in the page's
+        language, said when the person leaves a field. `again` (after any change of a
+        setting, or of the language) says only what was said already, so a field being typed
+        in shows no new problem ("h" on the way to "https://…" is no mistake), and one that
+        is mended goes at once."""
 
         def handler(state: PageState | None) -> Any:
             if state is None:
                 return gr.skip()
-            problems = state.setting_problems
-            shown = [n for n in problems if n != typing or n in state.problems_shown]
+            problems, before = state.setting_problems, state.problems_shown
+            shown = [n for n in problems if n in before or not again]
             state.problems_shown = set(shown)
             language = state.prefs.language
             said = [t(problems[n][0], language).format(**problems[n][1]) for n in shown]
