@@ -130,7 +130,7 @@ def read(value: Any) -> tuple[dict[str, Any], bool]:
             kept.append(item)
     current = stored.current if stored.current in seen else None
     value = {**empty(current), "conversations": kept}
-    if prefs_of({"prefs": stored.prefs}):
+    if valid_prefs(stored.prefs):
         value["prefs"] = stored.prefs
     return value, problem
 
@@ -327,8 +327,13 @@ class StoredPrefs(BaseModel):
     tool_protocol: Literal["auto", "react", "native"] = "auto"  # not in the oldest saves
 
 
-def prefs_of(conversation: dict[str, Any]) -> dict[str, Any]:
+def valid_prefs(prefs: Any) -> dict[str, Any]:
+    """Stored settings that read, whole, or none (`StoredPrefs`)."""
     try:
-        return StoredPrefs.model_validate(conversation.get("prefs") or {}).model_dump()
+        return StoredPrefs.model_validate(prefs or {}).model_dump()
     except ValidationError:
         return {}
+
+
+def prefs_of(conversation: dict[str, Any]) -> dict[str, Any]:
+    return valid_prefs(conversation.get("prefs"))

@@ -19,7 +19,18 @@ from typing import Any
 import gradio as gr
 
 from .access import shown_url
-from .history import drop, find, past, prefs_of, put, read, restore, snapshot, stored_prefs
+from .history import (
+    drop,
+    find,
+    past,
+    prefs_of,
+    put,
+    read,
+    restore,
+    snapshot,
+    stored_prefs,
+    valid_prefs,
+)
 from .labels import t
 from .page_state import PageState
 from .page_values import page_values
@@ -117,7 +128,7 @@ class History:
         settings = restored
         if not restored and not state.turns and saved.get("prefs"):
             # No conversation yet: the settings chosen before the reload come back alone.
-            self._set_prefs(state, prefs_of({"prefs": saved["prefs"]}))
+            self._set_prefs(state, valid_prefs(saved["prefs"]))
             settings = True
         if problem:
             gr.Warning(t("history_unreadable", state.prefs.language))
@@ -149,8 +160,9 @@ class History:
 
     @staticmethod
     def _keep(state: PageState) -> None:
-        state.saved = put(state.saved or read(None)[0], snapshot(state), state.conversation_id)
-        state.saved["prefs"] = stored_prefs(state.prefs)
+        # The page's settings go in before `put`, which keeps the value within its size.
+        saved = {**(state.saved or read(None)[0]), "prefs": stored_prefs(state.prefs)}
+        state.saved = put(saved, snapshot(state), state.conversation_id)
 
     def new(self, state: PageState | None) -> tuple:
         """A fresh conversation; the one shown goes to the list."""
