@@ -122,6 +122,7 @@ def build_demo(
         tell = {"fn": page.tell_held, "inputs": [taken, state], "outputs": None, **quiet}
         took = box.submit(**take, queue=False, **quiet)
         took.then(**tell)
+        starts = [took]
         submitted = took.then(
             page.send, [taken, state], api_name="send", api_visibility="private", **turn
         )
@@ -133,6 +134,7 @@ def build_demo(
         for example_set in examples:
             took = example_set.load_input_event.then(**take_example, queue=False, **quiet)
             took.then(**tell_example)
+            starts.append(took)
             from_examples.append(
                 took.then(page.run_example, [taken, state], api_visibility="private", **turn)
             )
@@ -205,7 +207,15 @@ def build_demo(
         load = on_page_load(page.new_state, prefs0.language)
         loaded = demo.load(load, [state], [state, language, *example_sets], queue=False, **quiet)
         # Clear, New conversation and the saved conversations: ui.history_panel.
-        swapped = wire_history(page, parts, state, settings, loaded=loaded, saves=saves)
+        swapped = wire_history(
+            page,
+            parts,
+            state,
+            settings,
+            loaded=loaded,
+            saves=saves,
+            starts=[(event, taken) for event in starts],
+        )
         for event in swapped:
             event.then(**shown, queue=False, **quiet)
         relabel = relabel_handler(page, words)

@@ -227,6 +227,10 @@ class PageHandlers(TurnRunner):
         if stops is None:
             stops = state.stops if state is not None else 0
         taken = {**(message or {}), "stops": stops}
+        if state is not None:
+            # The number its turn will have among the session's turns (`ui.access`): the
+            # browser's copy is saved once it has started (`ui.history_panel`).
+            taken["turn"] = state.turns_started + 1
         if pressed is not None:
             taken["pressed"] = pressed
         return self.stop_square(True, value=None), taken

@@ -2,8 +2,9 @@
 
 As Gradio's ChatInterface does with `save_history`, the conversations live in one
 `gr.BrowserState` (the browser's localStorage); the value's format is `ui.history`'s. The page
-restores its current conversation when it loads, saves it after every turn, Stop, Clear and
-change of settings, and lists the others (newest first) to open or delete. "New conversation"
+restores its current conversation when it loads, saves it when a turn starts (a reload
+during the turn keeps the question, as stopped) and after it ends, Stop, Clear and a change
+of settings, and lists the others (newest first) to open or delete. "New conversation"
 puts the current one among them and starts afresh.
 
 The server keeps the last value it read or wrote (`PageState.saved`), so a turn sends nothing
@@ -12,7 +13,9 @@ up from the browser; only the page load reads it.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from types import SimpleNamespace
 from typing import Any
 
@@ -36,6 +39,9 @@ from .page_state import PageState
 from .page_values import page_values
 
 STORAGE_KEY = "multimodal-react-agent-history"
+# How long a taken message's turn may take to start (its images are prepared first) for the
+# browser's copy to be saved with it.
+STARTED_WITHIN = 30.0
 # Gradio encrypts a BrowserState with a secret it sends to every page in the page's config, so
 # the secret hides nothing from the browser that holds the value; a fixed one keeps the saved
 # conversations readable after the server restarts, when a random one would lose them all.
@@ -150,6 +156,25 @@ class History:
             return False
         return True
 
+    async def save_started(self, taken: Any, state: PageState | None) -> tuple:
+        """The browser's copy once the taken message's turn has started, with the turn as far
+        as it has got: a reload while it runs keeps the question, which comes back stopped
+        (`ui.history.restore`), to send again or Retry. Its end saves it again, whole. A
+        message refused before its turn started saves nothing."""
+        turn = taken.get("turn") if isinstance(taken, dict) else None
+        if state is None or not isinstance(turn, int):
+            return gr.skip(), gr.skip()
+        # The turn starts once its images are prepared, which may take a while.
+        deadline = time.monotonic() + STARTED_WITHIN
+        while state.turns_started < turn:
+            if time.monotonic() > deadline:
+                return gr.skip(), gr.skip()
+            await asyncio.sleep(0.05)
+        if not state.running:
+            return gr.skip(), gr.skip()  # it has ended already, and its end saves it
+        self._keep(state)
+        return self._stored(state)
+
     def save(self, state: PageState | None) -> tuple:
         """The browser's copy, with the page's conversation as it is now. A running turn is
         saved when it ends, not while its events still change."""
@@ -218,11 +243,14 @@ def wire_history(
     *,
     loaded: Any,
     saves: list[Any],
+    starts: list[tuple[Any, Any]],
 ) -> list[Any]:
     """Wire the panel into the page; returns the events after which another conversation
     (or none) is on the page. `parts` is the chat tab's (`ui.layout.chat_tab`); `loaded` the
     page-load event that made the session's state; `saves` the events after which the
-    conversation is saved (a turn's end, Stop, a change of settings). A new, opened or cleared
+    conversation is saved (a turn's end, Stop, a change of settings); `starts` the events
+    that took a message, each with the state it was taken into, after which the conversation
+    is saved as soon as the message's turn has started. A new, opened or cleared
     conversation ends a running turn through its state, as Stop does, never by cancelling its
     event."""
     history = History(page, list(settings))
@@ -233,6 +261,8 @@ def wire_history(
     loaded.then(history.load, [state, parts.saved], whole, js=_LOAD_JS, **quiet)
     for event in saves:
         event.then(history.save, [state], stored, queue=False, **quiet)
+    for event, taken in starts:
+        event.then(history.save_started, [taken, state], stored, queue=False, **quiet)
     new = parts.new_btn.click(history.new, [state], whole, queue=False, **quiet)
     opened = parts.open_btn.click(history.open, [parts.listed, state], whole, queue=False, **quiet)
     parts.delete_btn.click(history.delete, [parts.listed, state], stored, **quiet)

@@ -19,6 +19,7 @@ import pytest
 
 import app
 from agent.models import OfflineModel
+from tests.support.held_model import Gate, HeldModel
 from tests.support.local import CHROMIUM, launched_chromium, open_page, serve
 from ui.history_panel import SECRET, STORAGE_KEY
 from ui.labels import UI_TEXT
@@ -35,11 +36,15 @@ DONE = {"en-US": re.compile(r"model call"), "zh-CN": re.compile(r"次模型调�
 CONVERT = {"en-US": ("convert 5 miles", "km"), "zh-CN": ("换算 5 英里", "公里")}
 
 
+# The model of the next turn; the offline one but where a test says.
+MODEL = {"factory": OfflineModel}
+
+
 @pytest.fixture(scope="module")
 def url():
     if not Path(CHROMIUM).exists():
         pytest.skip("Chromium is not installed")
-    demo = app.build_demo(model_factory=lambda prefs: OfflineModel())
+    demo = app.build_demo(model_factory=lambda prefs: MODEL["factory"]())
     try:
         yield serve(demo, **app.launch_options())
     finally:
@@ -144,6 +149,55 @@ def test_a_reload_restores_the_conversation_and_it_goes_on(browser, url, locale)
     expect(chat.locator(".bot-row").last).to_contain_text("8.0")
     expect(trace).to_contain_text("第 2 轮" if locale == "zh-CN" else "Turn 2")
     page.context.close()
+
+
+def test_a_reload_during_a_turn_keeps_its_question_and_image_as_stopped(browser, url):
+    gate = Gate()
+    reply = "Thought: I will read the label first.\nAnswer: never shown"
+    MODEL["factory"] = lambda: HeldModel(reply, "Thought: I will", gate)
+    page = open_page(browser, url, "zh-CN")
+    try:
+        ask(page, "这张标签写了什么？", LABEL)
+        page.locator("#trace").get_by_text("思考 1").wait_for()
+        wait_saved(page, 1)
+        MODEL["factory"] = OfflineModel
+        reload(page)
+        chat = page.locator("#chat")
+        expect(chat.locator(".user-row")).to_contain_text("这张标签写了什么？")
+        expect(chat.locator(".user-row img")).to_have_count(1)
+        expect(chat.locator(".bot-row").last).to_contain_text("在完成前被停止")
+        expect(page.locator("#run-status")).not_to_contain_text("正在")
+        # Retry runs it again, image and all.
+        page.click("#retry")
+        expect(chat.locator(".bot-row").last).to_contain_text("img_1", timeout=20_000)
+        expect(chat.locator(".bot-row")).to_have_count(1)
+    finally:
+        gate.open()
+        MODEL["factory"] = OfflineModel
+        page.context.close()
+
+
+def test_a_message_refused_before_its_turn_saves_nothing(browser, url):
+    page = open_page(browser, url)
+    try:
+        ask(page, "what is 2+2")
+        turn_done(page, 1)
+        # Only an unreadable file: refused in one sentence before any turn starts.
+        page.set_input_files(
+            "#input input[type=file]",
+            files=[{"name": "broken.png", "mimeType": "image/png", "buffer": b"not a png"}],
+        )
+        page.wait_for_function(
+            "() => document.querySelectorAll('#input img, #input .thumbnail-item').length >= 1"
+        )
+        page.press("#input textarea", "Enter")
+        expect(page.locator(".toast-body")).to_be_visible()
+        page.wait_for_timeout(500)
+        assert saved_turns(page) == 1
+        reload(page)
+        expect(page.locator("#chat .user-row")).to_have_count(1)
+    finally:
+        page.context.close()
 
 
 @pytest.mark.parametrize("locale", ["en-US", "zh-CN"])

@@ -111,10 +111,12 @@ def test_choosing_english_in_a_chinese_browser_says_the_page_in_english(open_at)
 def test_gradio_s_own_words_follow_the_language_chosen(open_at, browser, label, key, hints):
     # The upload hints and the footer are Gradio's own words, not ui_text.json's: they follow
     # Gradio's locale. (An upload drawn before the change keeps its hint: Gradio draws it once.)
+    # Gradio fetches a locale's words the first time it is chosen; the footer saying them is
+    # the sign they have come, before the upload is drawn.
     page = open_at(DESKTOP, browser)
     choose(page, label)
+    expect(page.locator("footer")).to_contain_text(hints[2])
     page.get_by_role("tab", name=TEXT[key]["tab_scenarios"], exact=True).click()
     upload = page.locator("#scenario-files")
     for hint in hints[:2]:
         expect(upload).to_contain_text(hint)
-    expect(page.locator("footer")).to_contain_text(hints[2])

@@ -16,6 +16,7 @@ import pytest
 
 import app
 from agent.models import OfflineModel, ScriptedModel
+from tests.support.held_model import Gate, HeldModel
 from tests.support.local import CHROMIUM, launched_chromium, open_page, serve
 from ui.examples import EXAMPLE_SETS
 
@@ -167,8 +168,10 @@ def test_the_stop_square_stops_a_chinese_turn_and_says_so(browser, url, model):
 
 
 def test_a_message_typed_during_a_turn_waits_in_the_input(page, model):
-    slow = "Thought: " + "thinking a while " * 40 + "\nAnswer: first answer"
-    model["factory"] = lambda: ScriptedModel([slow], delay=0.1, chunk_size=4, name="slow")
+    # The first turn holds until the held messages have been looked at.
+    gate = Gate()
+    held = "Thought: thinking a while\nAnswer: first answer"
+    model["factory"] = lambda: HeldModel(held, "thinking a while", gate)
     ask(page, "first question")
     page.locator("#trace").get_by_text("Thought 1").wait_for()
     model["factory"] = lambda: OfflineModel()  # for the turns after this one
@@ -188,6 +191,7 @@ def test_a_message_typed_during_a_turn_waits_in_the_input(page, model):
     sync_api.expect(said).to_have_count(1)
     sync_api.expect(page.get_by_text("then choose the example again")).to_have_count(1)
     sync_api.expect(box).to_have_value("what is 6*7")
+    gate.open()
     wait_turn_done(page, 1)
     assert "first answer" in last_reply(page)
     sync_api.expect(page.locator("#chat .user-row")).to_have_count(1)
