@@ -47,6 +47,15 @@ ARIA_ZH = {
 # Gradio's footer words, as Gradio itself writes them for a Chinese browser; a page switched
 # to the other language in Settings gets them too.
 FOOTER_ZH = {"Use via API": "通过 API 使用", "Built with Gradio": "使用 Gradio 构建"}
+# An upload's hint, as Gradio writes it for a Chinese browser: Gradio draws it once, in the
+# language of the moment, so one drawn before a switch (or while Gradio still fetched the
+# other language's words) would keep the old words.
+UPLOAD_ZH = {
+    "Drop File Here": "将文件拖放到此处",
+    "Drop Image Here": "将图像拖放到此处",
+    "- or -": "- 或 -",
+    "Click to Upload": "点击上传",
+}
 # Names Gradio makes from a label: "range slider for 温度" becomes "温度（滑块）".
 ARIA_PREFIXES_ZH = {
     "range slider for ": "{}（滑块）",
@@ -90,7 +99,7 @@ def aria_script(title: str) -> str:
     become English again."""
     words = json.dumps(ARIA_ZH, ensure_ascii=False)
     prefixes = json.dumps(ARIA_PREFIXES_ZH, ensure_ascii=False)
-    footer = json.dumps(FOOTER_ZH, ensure_ascii=False)
+    footer = json.dumps({**FOOTER_ZH, **UPLOAD_ZH}, ensure_ascii=False)
     return f"""() => {{
   let zh = (navigator.language || "").toLowerCase().startsWith("zh");
   const words = {words};
@@ -126,7 +135,8 @@ def aria_script(title: str) -> str:
       const name = said(el.getAttribute("alt"));
       if (name) el.setAttribute("alt", name);
     }});
-    document.querySelectorAll("footer :is(.show-api, .built-with)").forEach((el) => {{
+    const worded = "footer :is(.show-api, .built-with), [data-testid=upload-text], .wrap > .or";
+    document.querySelectorAll(worded).forEach((el) => {{
       el.childNodes.forEach((node) => {{
         const now = node.nodeType === 3 ? node.textContent.trim() : "";
         const next = now && (zh ? footer[now] : footerBack[now]);

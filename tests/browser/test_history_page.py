@@ -79,21 +79,26 @@ def turn_done(page, turns: int, locale: str = "en-US") -> None:
     wait_saved(page, turns)
 
 
-def wait_saved(page, turns: int) -> None:
-    """Wait until the browser holds the page's conversation with `turns` turns."""
+def wait_saved(page, turns: int, running: bool = False) -> None:
+    """Wait until the browser holds the page's conversation with `turns` turns, the last of
+    them still running or not, as `running` says (a turn is saved as it starts, then again
+    when it ends)."""
     deadline = time.monotonic() + 10
-    while saved_turns(page) != turns:
+    while saved_turns(page) != (turns, running and turns > 0):
         assert time.monotonic() < deadline, "the conversation was not saved"
         page.wait_for_timeout(100)
 
 
-def saved_turns(page) -> int:
+def saved_turns(page) -> tuple[int, bool]:
+    """How many turns the browser keeps of the page's conversation, and whether the last of
+    them was still running when it was saved."""
     value = stored(page)
     if not value:
-        return 0
+        return 0, False
     saved = decrypted(value)
     current = [c for c in saved["conversations"] if c["id"] == saved["current"]]
-    return len(current[0]["turns"]) if current else 0
+    turns = current[0]["turns"] if current else []
+    return len(turns), bool(turns) and turns[-1]["status"] == "running"
 
 
 def words(locale: str) -> dict[str, str]:
@@ -159,7 +164,7 @@ def test_a_reload_during_a_turn_keeps_its_question_and_image_as_stopped(browser,
     try:
         ask(page, "这张标签写了什么？", LABEL)
         page.locator("#trace").get_by_text("思考 1").wait_for()
-        wait_saved(page, 1)
+        wait_saved(page, 1, running=True)
         MODEL["factory"] = OfflineModel
         reload(page)
         chat = page.locator("#chat")
@@ -193,7 +198,7 @@ def test_a_message_refused_before_its_turn_saves_nothing(browser, url):
         page.press("#input textarea", "Enter")
         expect(page.locator(".toast-body")).to_be_visible()
         page.wait_for_timeout(500)
-        assert saved_turns(page) == 1
+        assert saved_turns(page) == (1, False)
         reload(page)
         expect(page.locator("#chat .user-row")).to_have_count(1)
     finally:

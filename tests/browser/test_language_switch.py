@@ -104,19 +104,19 @@ def test_choosing_english_in_a_chinese_browser_says_the_page_in_english(open_at)
 @pytest.mark.parametrize(
     ("browser", "label", "key", "hints"),
     [
-        ("en-US", "中文", "zh", ("将文件拖放到此处", "点击上传", "通过 API 使用")),
-        ("zh-CN", "English", "en", ("Drop File Here", "Click to Upload", "Use via API")),
+        ("en-US", "中文", "zh", ("将文件拖放到此处", "- 或 -", "点击上传", "通过 API 使用")),
+        ("zh-CN", "English", "en", ("Drop File Here", "- or -", "Click to Upload", "Use via API")),
     ],
 )
 def test_gradio_s_own_words_follow_the_language_chosen(open_at, browser, label, key, hints):
-    # The upload hints and the footer are Gradio's own words, not ui_text.json's: they follow
-    # Gradio's locale. (An upload drawn before the change keeps its hint: Gradio draws it once.)
-    # Gradio fetches a locale's words the first time it is chosen; the footer saying them is
-    # the sign they have come, before the upload is drawn.
+    # The upload hints and the footer are Gradio's own words, not ui_text.json's; an upload
+    # drawn before the change, in the browser's language, follows too.
     page = open_at(DESKTOP, browser)
-    choose(page, label)
-    expect(page.locator("footer")).to_contain_text(hints[2])
-    page.get_by_role("tab", name=TEXT[key]["tab_scenarios"], exact=True).click()
+    other = "en" if key == "zh" else "zh"
+    page.get_by_role("tab", name=TEXT[other]["tab_scenarios"], exact=True).click()
     upload = page.locator("#scenario-files")
-    for hint in hints[:2]:
+    expect(upload).to_be_visible()
+    choose(page, label)
+    for hint in hints[:3]:
         expect(upload).to_contain_text(hint)
+    expect(page.locator("footer")).to_contain_text(hints[3])

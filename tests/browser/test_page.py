@@ -16,7 +16,7 @@ import pytest
 
 import app
 from agent.models import OfflineModel, ScriptedModel
-from tests.support.held_model import Gate, HeldModel
+from tests.support.held_model import Gate, HeldBefore, HeldModel
 from tests.support.local import CHROMIUM, launched_chromium, open_page, serve
 from ui.examples import EXAMPLE_SETS
 
@@ -255,20 +255,25 @@ def serious_violations(page) -> list[str]:
 @pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
 def test_axe_finds_no_serious_problem_before_during_and_after_a_turn(browser, url, model, locale):
     pytest.importorskip("axe_playwright_python")
-    model["factory"] = lambda: OfflineModel(delay=0.05, chunk_size=3)
+    # The turn holds after its first tool step, until the page has been checked mid-run.
+    gate = Gate()
+    model["factory"] = lambda: HeldBefore(OfflineModel(), 2, gate)
     page = open_page(browser, url, locale=locale)
     try:
         page.wait_for_timeout(500)
         assert serious_violations(page) == [], "empty page"
         ask(page, "Zoom into the bottom right corner and read the text", EXAMPLES / "label.png")
         page.locator("#trace .thought-group").nth(1).wait_for()
+        sync_api.expect(stop_square(page)).to_be_visible()
         assert serious_violations(page) == [], "mid-run"
+        gate.open()
         done = ZH_DONE if locale.startswith("zh") else TURN_DONE
         sync_api.expect(page.locator("#run-status")).to_contain_text(done, timeout=60_000)
         sync_api.expect(page.locator("#download")).to_be_enabled()
         page.wait_for_timeout(500)
         assert serious_violations(page) == [], "after the turn"
     finally:
+        gate.open()
         page.context.close()
 
 

@@ -52,3 +52,24 @@ class HeldModel(ScriptedModel):
                 # the last piece before holding comes after a pause, so all of it shows.
                 await asyncio.sleep(0.2)
             yield part
+
+
+class HeldBefore:
+    """Any model, whose call number `call` (from 1) waits at `gate` before it streams: the
+    turn holds between two steps, with everything before it on the page."""
+
+    def __init__(self, model, call: int, gate: Gate) -> None:
+        self.model = model
+        self.call = call
+        self.gate = gate
+        self.calls = 0
+
+    def __getattr__(self, name: str):
+        return getattr(self.model, name)
+
+    async def stream(self, request) -> AsyncIterator:
+        self.calls += 1
+        if self.calls == self.call:
+            await self.gate.passed()
+        async for part in self.model.stream(request):
+            yield part
