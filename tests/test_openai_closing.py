@@ -34,8 +34,17 @@ async def close_after_first_piece(model) -> None:
 
 
 async def cancel_mid_reply(model) -> None:
-    task = asyncio.create_task(reply_of(model))
-    await asyncio.sleep(0.15)
+    # Cancelled once the reply is under way: a cancel before the request reached the server
+    # would leave its reply to the next call.
+    under_way = asyncio.Event()
+
+    async def read() -> None:
+        async for _ in model.stream(ask()):
+            under_way.set()
+
+    task = asyncio.create_task(read())
+    await asyncio.wait_for(under_way.wait(), 10)
+    await asyncio.sleep(0.05)
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await task
