@@ -209,6 +209,7 @@ def measure(
     turns_per_conversation: int = 10,
     idle_minutes: float = 0.5,
     delay: float = 1.0,
+    warm_seconds: float = 8.0,
 ) -> Run:
     run = Run(conversations, seconds, turns_per_conversation, idle_minutes)
     temp = Path(tempfile.mkdtemp(prefix="agent-load-"))
@@ -220,7 +221,7 @@ def measure(
             # One conversation's turns first: imports, connections and the OCR warm-up. Its
             # files go with the rest.
             warm = Run(1, 0, 5, idle_minutes)
-            converse(url, warm, time.monotonic() + 8, threading.Lock())
+            converse(url, warm, time.monotonic() + warm_seconds, threading.Lock())
             started, cpu_before = time.monotonic(), cpu_seconds(process.pid)
             driver_before = time.process_time()
             stop = threading.Event()

@@ -211,7 +211,7 @@ def probe_while(
         thread.join()
 
 
-def run_case(case: Case, url: str, pid: int, min_seconds: float) -> Figures:
+def run_case(case: Case, url: str, pid: int, min_seconds: float, settle: float = 1.0) -> Figures:
     figures = Figures(case.name, rss_before=rss_mb(pid))
     figures.rss_peak = figures.rss_before
     outcomes: list[str] = []
@@ -226,7 +226,7 @@ def run_case(case: Case, url: str, pid: int, min_seconds: float) -> Figures:
     probe_while(lambda: any(t.is_alive() for t in senders), url, pid, figures, min_seconds)
     figures.hostile_s = time.perf_counter() - started
     figures.outcome = outcomes[0] if outcomes else "no reply"
-    time.sleep(1.0)
+    time.sleep(settle)  # for the memory the input leaves behind
     figures.rss_after = rss_mb(pid)
     return figures
 
@@ -282,7 +282,8 @@ def main(argv: list[str] | None = None) -> int:
             send(warm, TRIVIAL, [])
         reference = Figures("reference", rss_before=rss_mb(pid))
         probe_while(lambda: False, url, pid, reference, min_seconds)
-        rows = [run_case(case, url, pid, min_seconds) for case in all_cases]
+        settle = 0.3 if args.quick else 1.0
+        rows = [run_case(case, url, pid, min_seconds, settle) for case in all_cases]
         print(report(reference, rows, args.liveness))
         term = sigterm_seconds(pid)
         print(f"\nSIGTERM to exit: {term:.2f} s (target < 5 s)")

@@ -2,7 +2,9 @@
 New conversation, opening and deleting past ones; the API key never reaches localStorage; an
 image the server lost shows as gone; a stored value that does not read is set aside once.
 
-Each test opens its own browser context, so its own localStorage.
+Each test opens its own browser context, so its own localStorage. The tests take the two
+languages in turn (each works in both): a reload in English, during a turn in Chinese, New
+conversation and a lost image in Chinese, the rest in English.
 """
 
 from __future__ import annotations
@@ -136,7 +138,7 @@ def decrypted(value: str) -> dict:
     return json.loads(plain)
 
 
-@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+@pytest.mark.parametrize("locale", ["en-US"])
 def test_a_reload_restores_the_conversation_and_it_goes_on(browser, url, locale):
     page = open_page(browser, url, locale)
     question, unit = CONVERT[locale]
@@ -205,7 +207,7 @@ def test_a_message_refused_before_its_turn_saves_nothing(browser, url):
         page.context.close()
 
 
-@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+@pytest.mark.parametrize("locale", ["zh-CN"])
 def test_new_conversation_then_open_the_past_one_and_go_on(browser, url, locale):
     page = open_page(browser, url, locale)
     question, unit = CONVERT[locale]
@@ -300,7 +302,7 @@ def test_settings_chosen_before_any_message_survive_a_reload(browser, url):
     page.context.close()
 
 
-@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+@pytest.mark.parametrize("locale", ["zh-CN"])
 def test_an_image_the_server_lost_shows_as_gone(browser, url, locale):
     page = open_page(browser, url, locale)
     ask(page, "Zoom into the top left" if locale == "en-US" else "放大左上角", LABEL)

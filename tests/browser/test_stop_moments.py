@@ -108,9 +108,7 @@ def press(page, how: str) -> None:
 
 # Each moment once (streaming, just before the tool, in the answer; in the tool is the next
 # test's), the two ways of pressing Stop taking turns.
-@pytest.mark.parametrize(
-    ("after", "how"), [(0.2, "button"), (0.6, "square"), (2.3, "square")]
-)
+@pytest.mark.parametrize(("after", "how"), [(0.2, "button"), (0.6, "square"), (2.3, "square")])
 def test_stop_after_a_while_always_ends_the_turn(browser, url, after, how):
     page = open_page(browser, url)
     try:
