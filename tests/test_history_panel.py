@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
+import gradio as gr
 import pytest
 
 from agent.config import Settings
@@ -11,7 +13,7 @@ from agent.models import OfflineModel
 from tools.calculator import Calculator
 from tools.convert_units import ConvertUnits
 from tools.zoom import Zoom
-from ui import history
+from ui import history, history_panel
 from ui.handlers import PageHandlers
 from ui.history_panel import History
 from ui.page_values import chat_messages
@@ -19,6 +21,7 @@ from ui.page_values import chat_messages
 EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
 SETTINGS = ["source", "base_url", "model", "api_key", "temperature", "max_steps"]
 SETTINGS += ["image_detail", "language", "style"]
+SKIPPED = (gr.skip(), gr.skip())
 
 
 @pytest.fixture(autouse=True)
@@ -122,3 +125,25 @@ async def test_a_past_conversation_keeps_its_images_until_the_page_closes():
     assert state.turns[0].gone == [] and Path(state.turns[0].refs[0].path).is_file()
     state.close()
     assert not old_folder.exists() and state.folders() == []
+
+
+async def test_a_turn_is_saved_once_started_and_a_refused_message_saves_nothing(monkeypatch):
+    page, panel_ = panel()
+    state = page.new_state()
+    taken = page.take_message({"text": "convert 5 miles", "files": []}, state)[1]
+    assert taken["turn"] == 1
+    saving = asyncio.ensure_future(panel_.save_started(taken, state))
+    turn = page.chat(taken, state)
+    await anext(turn)  # the turn is under way; the save waited for it to start
+    saved, _ = await saving
+    conversation = history.find(saved, state.conversation_id)
+    assert [t["text"] for t in conversation["turns"]] == ["convert 5 miles"]
+    assert conversation["turns"][0]["status"] == "running"
+    await turn.aclose()
+    # A turn that has ended is saved by its end, not here.
+    assert await panel_.save_started(taken, state) == SKIPPED
+    # Nothing taken (held back while a turn ran), and a message whose turn never starts.
+    assert await panel_.save_started({"held": True}, state) == SKIPPED
+    monkeypatch.setattr(history_panel, "STARTED_WITHIN", 0.1)
+    assert await panel_.save_started({"turn": 9}, state) == SKIPPED
+    state.close()
