@@ -26,7 +26,7 @@ from ui import approval_panel
 from ui.a11y import a11y_script
 from ui.examples import EXAMPLES, EXAMPLES_DIR, example_values
 from ui.handlers import PageHandlers
-from ui.history_panel import wire_history
+from ui.history_panel import History, wire_history
 from ui.labels import UI_TEXT
 from ui.language import aria_script, on_page_load
 from ui.layout import I18N, THEME, chat_tab, settings_panel
@@ -113,30 +113,41 @@ def build_demo(
         presses = gr.Number(0, visible=False)
         count_sent = "(...values) => [...values.slice(0, -1), window.agentStops || 0]"
         count_stop = "(s, n) => [s, (window.agentStops = (window.agentStops || 0) + 1)]"
+        # The message taken, and each step of its turn, is saved in the browser as it goes
+        # (ui.history_panel), so a reload mid-turn keeps it.
+        history = History(page, list(settings))
         take = {
-            "fn": page.take,
+            "fn": history.taking(page.take),
             "inputs": [box, state, presses],
-            "outputs": [box, taken, state],
+            "outputs": [box, taken, state, parts.saved],
             "js": count_sent,
         }
         tell = {"fn": page.tell_held, "inputs": [taken, state], "outputs": None, **quiet}
         took = box.submit(**take, queue=False, **quiet)
         took.then(**tell)
-        starts = [took]
+        saving = {**turn, "outputs": [*outputs, parts.saved]}
         submitted = took.then(
-            page.send, [taken, state], api_name="send", api_visibility="private", **turn
+            history.saving(page.send),
+            [taken, state],
+            api_name="send",
+            api_visibility="private",
+            **saving,
         )
         from_examples = []
         # An example is taken from its own hidden input, so the person's draft stays.
         take_example = {**take, "inputs": [parts.example_box, state, presses]}
-        take_example["outputs"] = [parts.example_box, taken, state]
+        take_example["outputs"] = [parts.example_box, taken, state, parts.saved]
         tell_example = {**tell, "fn": page.tell_held_example}
         for example_set in examples:
             took = example_set.load_input_event.then(**take_example, queue=False, **quiet)
             took.then(**tell_example)
-            starts.append(took)
             from_examples.append(
-                took.then(page.run_example, [taken, state], api_visibility="private", **turn)
+                took.then(
+                    history.saving(page.run_example),
+                    [taken, state],
+                    api_visibility="private",
+                    **saving,
+                )
             )
         # Scripted QA calls `/chat` with the message itself; it runs the same turn.
         api_trigger = gr.Button(visible=False, elem_id="api-chat")
@@ -207,15 +218,7 @@ def build_demo(
         load = on_page_load(page.new_state, prefs0.language)
         loaded = demo.load(load, [state], [state, language, *example_sets], queue=False, **quiet)
         # Clear, New conversation and the saved conversations: ui.history_panel.
-        swapped = wire_history(
-            page,
-            parts,
-            state,
-            settings,
-            loaded=loaded,
-            saves=saves,
-            starts=[(event, taken) for event in starts],
-        )
+        swapped = wire_history(history, parts, state, settings, loaded=loaded, saves=saves)
         for event in swapped:
             event.then(**shown, queue=False, **quiet)
         relabel = relabel_handler(page, words)

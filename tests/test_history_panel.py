@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import gradio as gr
@@ -13,7 +12,7 @@ from agent.models import OfflineModel
 from tools.calculator import Calculator
 from tools.convert_units import ConvertUnits
 from tools.zoom import Zoom
-from ui import history, history_panel
+from ui import history
 from ui.handlers import PageHandlers
 from ui.history_panel import History
 from ui.page_values import chat_messages
@@ -21,7 +20,6 @@ from ui.page_values import chat_messages
 EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
 SETTINGS = ["source", "base_url", "model", "api_key", "temperature", "max_steps"]
 SETTINGS += ["image_detail", "language", "style"]
-SKIPPED = (gr.skip(), gr.skip())
 
 
 @pytest.fixture(autouse=True)
@@ -127,23 +125,25 @@ async def test_a_past_conversation_keeps_its_images_until_the_page_closes():
     assert not old_folder.exists() and state.folders() == []
 
 
-async def test_a_turn_is_saved_once_started_and_a_refused_message_saves_nothing(monkeypatch):
-    page, panel_ = panel()
+async def test_a_message_is_saved_as_it_is_taken_and_its_turn_as_each_step_ends():
+    page = PageHandlers(lambda prefs: OfflineModel(), Settings(), [Zoom()])
+    panel_ = History(page, SETTINGS)
     state = page.new_state()
-    taken = page.take_message({"text": "convert 5 miles", "files": []}, state)[1]
-    assert taken["turn"] == 1
-    saving = asyncio.ensure_future(panel_.save_started(taken, state))
-    turn = page.chat(taken, state)
-    await anext(turn)  # the turn is under way; the save waited for it to start
-    saved, _ = await saving
-    conversation = history.find(saved, state.conversation_id)
-    assert [t["text"] for t in conversation["turns"]] == ["convert 5 miles"]
-    assert conversation["turns"][0]["status"] == "running"
-    await turn.aclose()
-    # A turn that has ended is saved by its end, not here.
-    assert await panel_.save_started(taken, state) == SKIPPED
-    # Nothing taken (held back while a turn ran), and a message whose turn never starts.
-    assert await panel_.save_started({"held": True}, state) == SKIPPED
-    monkeypatch.setattr(history_panel, "STARTED_WITHIN", 0.1)
-    assert await panel_.save_started({"turn": 9}, state) == SKIPPED
+    take = panel_.taking(page.take)
+    _box, taken, state, saved = await take({"text": "Zoom into the top left", "files": []}, state)
+    turns = history.find(saved, state.conversation_id)["turns"]
+    assert [(t["text"], t["status"]) for t in turns] == [("Zoom into the top left", "running")]
+    # The turn itself, with an image: saved as it starts and after each step, with the image.
+    taken["files"] = [str(EXAMPLES / "label.png")]
+    updates = await run(panel_.saving(page.send)(taken, state))
+    copies = [update[4] for update in updates if update[4] != gr.skip()]
+    assert len(copies) >= 3  # the start, the zoom's result, the answer's step
+    first = history.find(copies[0], state.conversation_id)
+    assert first["turns"][0]["images"] == ["img_1"] and first["turns"][0]["status"] == "running"
+    during = [history.find(c, state.conversation_id)["turns"][0]["events"] for c in copies]
+    assert any(any(e["type"] == "tool_result" for e in events) for events in during)
+    # Held back while a turn runs: nothing is saved for it.
+    state.running += 1
+    assert (await take({"text": "again", "files": []}, state))[3] == gr.skip()
+    state.running -= 1
     state.close()

@@ -142,14 +142,21 @@ def title_of(text: str, language: str) -> str:
     return words if len(words) <= TITLE_CHARS else words[: TITLE_CHARS - 1] + "…"
 
 
-def snapshot(state: PageState, now: float | None = None) -> dict[str, Any] | None:
-    """The page's conversation as the browser keeps it; None when it has no turns."""
-    if not state.turns:
+def snapshot(
+    state: PageState, now: float | None = None, pending: str | None = None
+) -> dict[str, Any] | None:
+    """The page's conversation as the browser keeps it; None when it has no turns. `pending`
+    is the words of a message taken whose turn has not started yet: kept as a turn that has
+    not got anywhere (its images are kept once it starts)."""
+    if not state.turns and pending is None:
         return None
     data, _ = conversation_data(state.turns)
     turns = data["turns"]
     for turn in turns:
         turn["events"] = _joined(turn["events"])
+    if pending is not None:
+        number = state.turns[-1].view.number + 1 if state.turns else 1
+        turns.append({"number": number, "text": pending, "images": [], "status": "running"})
     session = state.session
     refs = session.images.refs()
     images = [
@@ -158,7 +165,7 @@ def snapshot(state: PageState, now: float | None = None) -> dict[str, Any] | Non
     ]
     return {
         "id": state.conversation_id,
-        "title": title_of(state.turns[0].text, state.prefs.language),
+        "title": title_of(turns[0]["text"], state.prefs.language),
         "saved_at": time.time() if now is None else now,
         "turns": turns,
         "history": [turn.model_dump(mode="json") for turn in session.history],

@@ -2,10 +2,11 @@
 
 As Gradio's ChatInterface does with `save_history`, the conversations live in one
 `gr.BrowserState` (the browser's localStorage); the value's format is `ui.history`'s. The page
-restores its current conversation when it loads, saves it when a turn starts (a reload
-during the turn keeps the question, as stopped) and after it ends, Stop, Clear and a change
-of settings, and lists the others (newest first) to open or delete. "New conversation"
-puts the current one among them and starts afresh.
+restores its current conversation when it loads, saves it as a message leaves the input, as
+its turn starts and each of the turn's steps ends (a reload during the turn keeps what it did,
+the turn shown as stopped), after the turn, Stop, Clear and a change of settings, and lists
+the others (newest first) to open or delete. "New conversation" puts the current one among
+them and starts afresh.
 
 The server keeps the last value it read or wrote (`PageState.saved`), so a turn sends nothing
 up from the browser; only the page load reads it.
@@ -13,9 +14,8 @@ up from the browser; only the page load reads it.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from types import SimpleNamespace
 from typing import Any
 
@@ -39,9 +39,6 @@ from .page_state import PageState
 from .page_values import page_values
 
 STORAGE_KEY = "multimodal-react-agent-history"
-# How long a taken message's turn may take to start (its images are prepared first) for the
-# browser's copy to be saved with it.
-STARTED_WITHIN = 30.0
 # Gradio encrypts a BrowserState with a secret it sends to every page in the page's config, so
 # the secret hides nothing from the browser that holds the value; a fixed one keeps the saved
 # conversations readable after the server restarts, when a random one would lose them all.
@@ -156,24 +153,42 @@ class History:
             return False
         return True
 
-    async def save_started(self, taken: Any, state: PageState | None) -> tuple:
-        """The browser's copy once the taken message's turn has started, with the turn as far
-        as it has got: a reload while it runs keeps the question, which comes back stopped
-        (`ui.history.restore`), to send again or Retry. Its end saves it again, whole. A
-        message refused before its turn started saves nothing."""
-        turn = taken.get("turn") if isinstance(taken, dict) else None
-        if state is None or not isinstance(turn, int):
-            return gr.skip(), gr.skip()
-        # The turn starts once its images are prepared, which may take a while.
-        deadline = time.monotonic() + STARTED_WITHIN
-        while state.turns_started < turn:
-            if time.monotonic() > deadline:
-                return gr.skip(), gr.skip()
-            await asyncio.sleep(0.05)
-        if not state.running:
-            return gr.skip(), gr.skip()  # it has ended already, and its end saves it
-        self._keep(state)
-        return self._stored(state)
+    def taking(self, take: Callable[..., Awaitable[tuple]]) -> Callable[..., Awaitable[tuple]]:
+        """The page's `take` (box, taken, state), with the browser's copy as a fourth output:
+        the message that leaves the input is in it, so a reload before its turn has started
+        keeps its words (its images are kept once it starts, by `saving`)."""
+
+        async def taken(
+            message: Any, state: Any, pressed: Any = None, request: gr.Request = None
+        ) -> tuple:
+            box, message_taken, state = await take(message, state, pressed, request)
+            accepted = isinstance(message_taken, dict) and "turn" in message_taken
+            if not accepted or state is None or state.running:
+                return box, message_taken, state, gr.skip()
+            self._keep(state, pending=str(message_taken.get("text") or ""))
+            return box, message_taken, state, state.saved
+
+        return taken
+
+    def saving(self, run: Callable[..., AsyncIterator[tuple]]) -> Callable[..., AsyncIterator]:
+        """A turn of the page's (`run(message, state)` yields chat, trace, state, status), with
+        the browser's copy as a fifth output: saved when the turn starts and each time one of
+        its steps is done, so a reload while it runs keeps what it has done, the turn shown
+        as stopped (`ui.history.restore`). Its end saves it again, whole."""
+
+        async def turn(message: Any, state: Any) -> AsyncIterator[tuple]:
+            saved_at = -1
+            async for update in run(message, state):
+                current = update[2] if isinstance(update[2], PageState) else None
+                done = _steps_done(current) if current is not None and current.running else -1
+                if done > saved_at:
+                    saved_at = done
+                    self._keep(current)
+                    yield (*update, current.saved)
+                else:
+                    yield (*update, gr.skip())
+
+        return turn
 
     def save(self, state: PageState | None) -> tuple:
         """The browser's copy, with the page's conversation as it is now. A running turn is
@@ -184,10 +199,10 @@ class History:
         return self._stored(state)
 
     @staticmethod
-    def _keep(state: PageState) -> None:
+    def _keep(state: PageState, pending: str | None = None) -> None:
         # The page's settings go in before `put`, which keeps the value within its size.
         saved = {**(state.saved or read(None)[0]), "prefs": stored_prefs(state.prefs)}
-        state.saved = put(saved, snapshot(state), state.conversation_id)
+        state.saved = put(saved, snapshot(state, pending=pending), state.conversation_id)
 
     def new(self, state: PageState | None) -> tuple:
         """A fresh conversation; the one shown goes to the list."""
@@ -235,25 +250,33 @@ class History:
         return state
 
 
+# The events after which a running turn is saved again: those that end a step or a part of it.
+_STEP_ENDS = frozenset({"run_started", "model_call", "thought", "tool_result", "ask_user"})
+
+
+def _steps_done(state: PageState) -> int:
+    """How many step-ending events the running turn (the page's last) has had."""
+    if not state.turns:
+        return -1
+    return sum(1 for event in state.turns[-1].events if event.type in _STEP_ENDS)
+
+
 def wire_history(
-    page: Any,
+    history: History,
     parts: SimpleNamespace,
     state: gr.State,
     settings: dict[str, Any],
     *,
     loaded: Any,
     saves: list[Any],
-    starts: list[tuple[Any, Any]],
 ) -> list[Any]:
     """Wire the panel into the page; returns the events after which another conversation
     (or none) is on the page. `parts` is the chat tab's (`ui.layout.chat_tab`); `loaded` the
     page-load event that made the session's state; `saves` the events after which the
-    conversation is saved (a turn's end, Stop, a change of settings); `starts` the events
-    that took a message, each with the state it was taken into, after which the conversation
-    is saved as soon as the message's turn has started. A new, opened or cleared
-    conversation ends a running turn through its state, as Stop does, never by cancelling its
-    event."""
-    history = History(page, list(settings))
+    conversation is saved (a turn's end, Stop, a change of settings; the page's turns save
+    themselves as they go, through `History.taking` and `History.saving`). A new, opened or
+    cleared conversation ends a running turn through its state, as Stop does, never by
+    cancelling its event."""
     stored = [parts.saved, parts.listed]
     shown = [parts.chatbot, parts.trace, state, parts.status, parts.download]
     whole = [*shown, *stored, *settings.values()]
@@ -261,8 +284,6 @@ def wire_history(
     loaded.then(history.load, [state, parts.saved], whole, js=_LOAD_JS, **quiet)
     for event in saves:
         event.then(history.save, [state], stored, queue=False, **quiet)
-    for event, taken in starts:
-        event.then(history.save_started, [taken, state], stored, queue=False, **quiet)
     new = parts.new_btn.click(history.new, [state], whole, queue=False, **quiet)
     opened = parts.open_btn.click(history.open, [parts.listed, state], whole, queue=False, **quiet)
     parts.delete_btn.click(history.delete, [parts.listed, state], stored, **quiet)

@@ -21,7 +21,7 @@ import pytest
 
 import app
 from agent.models import OfflineModel
-from tests.support.held_model import Gate, HeldModel
+from tests.support.held_model import Gate, HeldBefore
 from tests.support.local import CHROMIUM, launched_chromium, open_page, serve
 from ui.history_panel import SECRET, STORAGE_KEY
 from ui.labels import UI_TEXT
@@ -81,26 +81,28 @@ def turn_done(page, turns: int, locale: str = "en-US") -> None:
     wait_saved(page, turns)
 
 
-def wait_saved(page, turns: int, running: bool = False) -> None:
+def wait_saved(page, turns: int, running: bool = False, steps: str | None = None) -> None:
     """Wait until the browser holds the page's conversation with `turns` turns, the last of
-    them still running or not, as `running` says (a turn is saved as it starts, then again
-    when it ends)."""
+    them still running or not, as `running` says (a turn is saved as it goes, then again when
+    it ends), and with an event of type `steps` in it when given."""
     deadline = time.monotonic() + 10
-    while saved_turns(page) != (turns, running and turns > 0):
+    while saved_turns(page, steps) != (turns, running and turns > 0, True):
         assert time.monotonic() < deadline, "the conversation was not saved"
         page.wait_for_timeout(100)
 
 
-def saved_turns(page) -> tuple[int, bool]:
-    """How many turns the browser keeps of the page's conversation, and whether the last of
-    them was still running when it was saved."""
+def saved_turns(page, steps: str | None = None) -> tuple[int, bool, bool]:
+    """How many turns the browser keeps of the page's conversation, whether the last of them
+    was still running when it was saved, and whether it has an event of type `steps`."""
     value = stored(page)
     if not value:
-        return 0, False
+        return 0, False, steps is None
     saved = decrypted(value)
     current = [c for c in saved["conversations"] if c["id"] == saved["current"]]
     turns = current[0]["turns"] if current else []
-    return len(turns), bool(turns) and turns[-1]["status"] == "running"
+    running = bool(turns) and turns[-1]["status"] == "running"
+    events = turns[-1].get("events", []) if turns else []
+    return len(turns), running, steps is None or any(e["type"] == steps for e in events)
 
 
 def words(locale: str) -> dict[str, str]:
@@ -158,26 +160,46 @@ def test_a_reload_restores_the_conversation_and_it_goes_on(browser, url, locale)
     page.context.close()
 
 
-def test_a_reload_during_a_turn_keeps_its_question_and_image_as_stopped(browser, url):
+def test_a_reload_during_a_turn_keeps_what_it_did_and_shows_it_stopped(browser, url):
+    # The turn holds after its zoom, until the reload has been looked at.
     gate = Gate()
-    reply = "Thought: I will read the label first.\nAnswer: never shown"
-    MODEL["factory"] = lambda: HeldModel(reply, "Thought: I will", gate)
+    MODEL["factory"] = lambda: HeldBefore(OfflineModel(), 2, gate)
     page = open_page(browser, url, "zh-CN")
     try:
-        ask(page, "这张标签写了什么？", LABEL)
-        page.locator("#trace").get_by_text("思考 1").wait_for()
-        wait_saved(page, 1, running=True)
-        MODEL["factory"] = OfflineModel
+        ask(page, "放大左上角，然后读出上面的字", LABEL)
+        trace = page.locator("#trace")
+        expect(trace).to_contain_text("zoom")
+        wait_saved(page, 1, running=True, steps="tool_result")
         reload(page)
         chat = page.locator("#chat")
-        expect(chat.locator(".user-row")).to_contain_text("这张标签写了什么？")
+        expect(chat.locator(".user-row")).to_contain_text("放大左上角，然后读出上面的字")
         expect(chat.locator(".user-row img")).to_have_count(1)
         expect(chat.locator(".bot-row").last).to_contain_text("在完成前被停止")
+        expect(trace).to_contain_text("zoom")  # the step it had done stays
         expect(page.locator("#run-status")).not_to_contain_text("正在")
         # Retry runs it again, image and all.
+        gate.open()
         page.click("#retry")
         expect(chat.locator(".bot-row").last).to_contain_text("img_1", timeout=20_000)
         expect(chat.locator(".bot-row")).to_have_count(1)
+    finally:
+        gate.open()
+        MODEL["factory"] = OfflineModel
+        page.context.close()
+
+
+def test_a_reload_the_moment_the_input_empties_keeps_the_words(browser, url):
+    gate = Gate()
+    MODEL["factory"] = lambda: HeldBefore(OfflineModel(), 1, gate)
+    page = open_page(browser, url)
+    try:
+        ask(page, "what is 6*7")
+        expect(page.locator("#input textarea")).to_have_value("")
+        reload(page)
+        expect(page.locator("#chat .user-row")).to_contain_text("what is 6*7")
+        gate.open()
+        page.click("#retry")
+        expect(page.locator("#chat .bot-row").last).to_contain_text("42", timeout=20_000)
     finally:
         gate.open()
         MODEL["factory"] = OfflineModel
@@ -200,7 +222,7 @@ def test_a_message_refused_before_its_turn_saves_nothing(browser, url):
         page.press("#input textarea", "Enter")
         expect(page.locator(".toast-body")).to_be_visible()
         page.wait_for_timeout(500)
-        assert saved_turns(page) == (1, False)
+        assert saved_turns(page) == (1, False, True)
         reload(page)
         expect(page.locator("#chat .user-row")).to_have_count(1)
     finally:
