@@ -147,3 +147,18 @@ async def test_a_message_is_saved_as_it_is_taken_and_its_turn_as_each_step_ends(
     assert (await take({"text": "again", "files": []}, state))[3] == gr.skip()
     state.running -= 1
     state.close()
+
+
+async def test_a_page_load_after_a_message_was_taken_restores_nothing_over_it():
+    # The first message can be taken before the page's load has run; the browser may then
+    # hand the load the copy that message was just saved in.
+    page, panel_ = panel()
+    state = page.new_state()
+    _box, taken, state, saved = await panel_.taking(page.take)(
+        {"text": "what is 2+2", "files": []}, state
+    )
+    panel_.load(state, saved)
+    assert state.turns == []  # nothing restored in the way of the turn about to start
+    *_, (chat, _, state, status) = await run(page.send(taken, state))
+    assert len(state.turns) == 1 and "4" in str(chat[-1]) and status
+    state.close()

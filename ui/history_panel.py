@@ -121,9 +121,10 @@ class History:
         state = self.page.use(state, tell=False)
         saved, problem = read(value)
         state.saved = saved
-        # A message sent before the page finished loading started a conversation of its own;
-        # the saved one stays in the list.
-        conversation = None if state.turns else find(saved, saved["current"])
+        # A message sent before the page finished loading started a conversation of its own
+        # (its words may be what the browser has just saved); the saved one stays in the list.
+        sent = state.turns or state.messages_taken
+        conversation = None if sent else find(saved, saved["current"])
         restored = conversation is not None and self._open(state, conversation)
         if conversation is not None and not restored:
             problem = True
@@ -165,6 +166,7 @@ class History:
             accepted = isinstance(message_taken, dict) and "turn" in message_taken
             if not accepted or state is None or state.running:
                 return box, message_taken, state, gr.skip()
+            state.messages_taken += 1
             self._keep(state, pending=str(message_taken.get("text") or ""))
             return box, message_taken, state, state.saved
 

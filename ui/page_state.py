@@ -160,6 +160,9 @@ class PageState:
         # When the page last said each way of "wait for the running turn": once on screen is
         # enough.
         self.wait_told_at: dict[str, float] = {}
+        # Messages taken from the input, counted as the browser saves them (ui.history_panel):
+        # a page load that comes after one restores nothing over it.
+        self.messages_taken = 0
         # For the turn limits (ui.access); Clear does not reset them.
         self.turns_started = 0
         self.turn_starts: list[float] = []
