@@ -228,8 +228,9 @@ class PageHandlers(TurnRunner):
             stops = state.stops if state is not None else 0
         taken = {**(message or {}), "stops": stops}
         if state is not None:
-            # The number its turn will have among the session's turns (`ui.access`): the
-            # browser's copy is saved once it has started (`ui.history_panel`).
+            # The number its turn will have among the session's turns (`ui.access`); its
+            # presence says the message was taken, and is saved with its words at once
+            # (`ui.history_panel.History.taking`).
             taken["turn"] = state.turns_started + 1
         if pressed is not None:
             taken["pressed"] = pressed

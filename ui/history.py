@@ -155,7 +155,8 @@ def snapshot(
     for turn in turns:
         turn["events"] = _joined(turn["events"])
     if pending is not None:
-        number = state.turns[-1].view.number + 1 if state.turns else 1
+        # Numbered as its turn will be (`ui.turns`).
+        number = len(state.turns) + 1
         turns.append({"number": number, "text": pending, "images": [], "status": "running"})
     session = state.session
     refs = session.images.refs()

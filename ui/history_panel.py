@@ -163,8 +163,8 @@ class History:
             message: Any, state: Any, pressed: Any = None, request: gr.Request = None
         ) -> tuple:
             box, message_taken, state = await take(message, state, pressed, request)
-            accepted = isinstance(message_taken, dict) and "turn" in message_taken
-            if not accepted or state is None or state.running:
+            # Held back (a turn runs) or refused, the message carries no turn number.
+            if not isinstance(message_taken, dict) or "turn" not in message_taken:
                 return box, message_taken, state, gr.skip()
             state.messages_taken += 1
             self._keep(state, pending=str(message_taken.get("text") or ""))
@@ -179,12 +179,19 @@ class History:
         as stopped (`ui.history.restore`). Its end saves it again, whole."""
 
         async def turn(message: Any, state: Any) -> AsyncIterator[tuple]:
-            saved_at = -1
+            record, looked = None, 0  # the running turn, and how many of its events were seen
             async for update in run(message, state):
                 current = update[2] if isinstance(update[2], PageState) else None
-                done = _steps_done(current) if current is not None and current.running else -1
-                if done > saved_at:
-                    saved_at = done
+                running = current is not None and current.running and current.turns
+                latest = current.turns[-1] if running else None
+                # A turn is saved as it starts, then when a step of it has ended since the last
+                # update: only those events are looked at, as a turn streams many.
+                changed = latest is not None and latest is not record
+                if latest is not None and latest is record:
+                    changed = any(e.type in _STEP_ENDS for e in latest.events[looked:])
+                if latest is not None:
+                    record, looked = latest, len(latest.events)
+                if changed:
                     self._keep(current)
                     yield (*update, current.saved)
                 else:
@@ -193,8 +200,9 @@ class History:
         return turn
 
     def save(self, state: PageState | None) -> tuple:
-        """The browser's copy, with the page's conversation as it is now. A running turn is
-        saved when it ends, not while its events still change."""
+        """The browser's copy, with the page's conversation as it is now. Nothing while a
+        turn runs: the turn saves itself as its steps end (`saving`), and again when it
+        ends."""
         if state is None or state.running:
             return gr.skip(), gr.skip()
         self._keep(state)
@@ -252,15 +260,9 @@ class History:
         return state
 
 
-# The events after which a running turn is saved again: those that end a step or a part of it.
+# The events after which a running turn is saved again: those that end a step or a part of it
+# (`History.saving`).
 _STEP_ENDS = frozenset({"run_started", "model_call", "thought", "tool_result", "ask_user"})
-
-
-def _steps_done(state: PageState) -> int:
-    """How many step-ending events the running turn (the page's last) has had."""
-    if not state.turns:
-        return -1
-    return sum(1 for event in state.turns[-1].events if event.type in _STEP_ENDS)
 
 
 def wire_history(
