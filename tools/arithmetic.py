@@ -164,22 +164,38 @@ _SYNTAX = (*_EVALUATED, ast.Expression, ast.Load)
 MAX_NESTING = 60
 
 
-def _refusal(expression: str, tree: ast.Expression) -> str | None:
-    """Why `tree` is not plain arithmetic, as the sentence to show; None when it is."""
-    unknown_name = text = other = None
+TOO_DEEP = "The expression is nested too deeply; split it into smaller calculations."
+
+
+def _too_deep(tree: ast.AST) -> bool:
+    """Whether any node lies deeper than `MAX_NESTING`, found without recursion: everything
+    after this (naming a part, evaluating) recurses, and a deep tree must not reach it."""
     stack: list[tuple[ast.AST, int]] = [(tree, 0)]
     while stack:
         node, depth = stack.pop()
         if depth > MAX_NESTING:
-            return "The expression is nested too deeply; split it into smaller calculations."
+            return True
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return False
+
+
+def _refusal(expression: str, text_read: str, tree: ast.Expression) -> str | None:
+    """Why `tree` (parsed from `text_read`) is not plain arithmetic, as the sentence to show;
+    None when it is."""
+    if _too_deep(tree):
+        return TOO_DEEP
+    unknown_name = text = other = None
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
         if isinstance(node, ast.Call) and not (
             isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS
         ):
-            unknown_name = unknown_name or ast.unparse(node.func)[:40]
+            unknown_name = unknown_name or _part(text_read, node.func)
         elif isinstance(node, ast.Name) and node.id not in FUNCTIONS and node.id not in NAMES:
             unknown_name = unknown_name or node.id[:40]
         elif isinstance(node, ast.Attribute):
-            unknown_name = unknown_name or ast.unparse(node)[:40]
+            unknown_name = unknown_name or _part(text_read, node)
         elif isinstance(node, ast.JoinedStr | ast.FormattedValue) or (
             isinstance(node, ast.Constant) and isinstance(node.value, str | bytes)
         ):
@@ -191,11 +207,12 @@ def _refusal(expression: str, tree: ast.Expression) -> str | None:
                 other = True
         elif not isinstance(node, _SYNTAX) and type(node) not in OPERATORS:
             other = True
-        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+        stack.extend(ast.iter_child_nodes(node))
     if unknown_name:
         return (
-            f"Could not evaluate {expression!r}: {unknown_name} is not an allowed function or "
-            f"constant. Allowed functions: {', '.join(sorted(FUNCTIONS))}; constants: pi, e, tau."
+            f"Could not evaluate {_quoted(expression)}: {unknown_name} is not an allowed "
+            f"function or constant. Allowed functions: {', '.join(sorted(FUNCTIONS))}; "
+            "constants: pi, e, tau."
         )
     if text:
         return (
@@ -205,9 +222,22 @@ def _refusal(expression: str, tree: ast.Expression) -> str | None:
     return _unreadable(expression) if other else None
 
 
+def _part(text: str, node: ast.AST) -> str:
+    """The text of `node`, at most 40 characters, cut from the source (no recursion)."""
+    return " ".join((ast.get_source_segment(text, node) or "?").split())[:40]
+
+
+def _quoted(expression: str, limit: int = 80) -> str:
+    """The expression as a sentence quotes it: cut short, so that the sentence stays one a
+    person reads (and the part after the quote survives a cut to one line)."""
+    if len(expression) > limit:
+        expression = expression[: limit - 1] + "…"
+    return repr(expression)
+
+
 def _unreadable(expression: str) -> str:
     return (
-        f"Could not read {expression!r} as arithmetic; use numbers, + - * / ** %, "
+        f"Could not read {_quoted(expression)} as arithmetic; use numbers, + - * / ** %, "
         "parentheses and functions such as sqrt, sin, log, factorial."
     )
 
@@ -238,13 +268,17 @@ def evaluate(expression: str) -> int | float:
         raise ToolInputError("The expression is empty; give arithmetic such as 12*(3+4).")
     try:
         tree = ast.parse(text, mode="eval")
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
+    except RecursionError:
+        raise ToolInputError(TOO_DEEP) from None
+    except (SyntaxError, ValueError, MemoryError):
         raise ToolInputError(_unreadable(expression)) from None
-    refusal = _refusal(expression, tree)
+    refusal = _refusal(expression, text, tree)
     if refusal:
         raise ToolInputError(refusal)
     try:
         result = _evaluator().eval(text, previously_parsed=tree.body)
+    except RecursionError:  # a last guard; the depth check above keeps trees far shallower
+        raise ToolInputError(TOO_DEEP) from None
     except _TooLarge:
         raise ToolInputError(
             "The result would be too large to compute; use smaller numbers or exponents."
@@ -256,7 +290,7 @@ def evaluate(expression: str) -> int | float:
     except Exception as error:
         known = ", ".join(sorted(FUNCTIONS))
         raise ToolInputError(
-            f"Could not evaluate {expression!r}: {error}. Allowed functions: {known}; "
+            f"Could not evaluate {_quoted(expression)}: {error}. Allowed functions: {known}; "
             "constants: pi, e, tau."
         ) from None
     if isinstance(result, complex):
