@@ -5,7 +5,6 @@ and what the tab shows of the results. No gradio here; `ui.scenarios_tab` wires 
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,7 +20,6 @@ from .labels import t
 
 SUITES_DIR = Path(__file__).resolve().parent.parent / "scenarios"
 SUFFIXES = (".yaml", ".yml", ".json")
-_MISSING_IMAGE = re.compile(r": turn \d+: image .* not found")
 
 
 def shipped_suites() -> list[Path]:
@@ -75,15 +73,14 @@ def collect(suites: Sequence[str], uploads: Sequence[str], language: str) -> Bat
 def _read(batch: Batch, path: Path, name: str, image_dir: Path | None, language: str) -> None:
     where = str(path)
     try:
-        scenarios = load_file(path)
+        # An upload's images are not looked for: it must not learn which server files exist.
+        scenarios = load_file(path, find_images=image_dir is not None)
     except InvalidFile as exc:
         # The runner names the file by its path: here it goes by the name the person knows,
         # and the folder it is in on the server is not said.
         problems = [
             p.replace(where, name).replace(str(path.parent), ".") for p in exc.error.problems
         ]
-        if image_dir is None and all(_MISSING_IMAGE.search(p) for p in problems):
-            problems = [f"{name}: {t('scenario_upload_images', language)}"]
         batch.invalid.append(FileError(file=name, problems=problems))
         return
     if image_dir is None and any(turn.images for s in scenarios for turn in s.turns):

@@ -20,6 +20,7 @@ from typing import Any
 import gradio as gr
 
 from agent.config import ModelNotConfigured
+from agent.offload import Overdue, run_quick
 
 from .conversation_view import UnreadableFile, load_conversation, scenario_turns, viewer_values
 from .labels import t
@@ -37,6 +38,8 @@ from .scenario_runs import (
 )
 
 log = logging.getLogger(__name__)
+
+READ_DEADLINE = 20.0
 
 __all__ = ["ViewerFiles", "add_scenarios_tab", "shipped_suites"]
 
@@ -89,7 +92,19 @@ class ScenarioTab:
         prefs = replace(state.prefs if state else self.page.prefs0)
         language = prefs.language
         self.touch(state)
-        batch = collect(suites or [], [_path(u) for u in uploads or []], language)
+        # Off the event loop: a file is bounded before it is parsed, and a deadline bounds
+        # the whole of reading them, so one upload cannot hold everyone's page.
+        try:
+            batch = await run_quick(
+                collect,
+                suites or [],
+                [_path(u) for u in uploads or []],
+                language,
+                deadline=READ_DEADLINE,
+                what="reading scenario files",
+            )
+        except Overdue:
+            return (t("scenario_read_slow", language), *[gr.skip()] * 5)
         sentences = [invalid_sentence(error, language) for error in batch.invalid]
         if not batch.scenarios and not batch.invalid:
             return (t("scenario_nothing", language), *[gr.skip()] * 5)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Any
 
 from .format import Expect
+from .patterns import search
 from .results import Decision, TurnResult
 
 SHOWN_CHARS = 60
@@ -65,7 +65,7 @@ def _args_problem(tool: str, wanted: dict[str, Any], turn: TurnResult) -> str | 
 
 def _answer_problems(expect: Expect, text: str) -> list[str]:
     problems = []
-    if expect.answer_matches is not None and not re.search(expect.answer_matches, text):
+    if expect.answer_matches is not None and not search(expect.answer_matches, text):
         problems.append(f"answer_matches /{expect.answer_matches}/ not found in {quote(text)}")
     for part in expect.answer_contains or []:
         if part not in text:

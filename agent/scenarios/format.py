@@ -23,9 +23,15 @@ from pydantic import (
     model_validator,
 )
 
-from .lines import line_of, load_yaml
+from .lines import TooLarge, line_of, load_yaml
+from .patterns import PatternError, compile_pattern
 
 SUFFIXES = (".yaml", ".yml", ".json")
+# A file may come from anyone who can open the page: its size is checked before it is read,
+# and what it holds once parsed before anything walks it. The shipped suites are a few
+# kilobytes and a few hundred values each.
+MAX_FILE_BYTES = 256 * 1024
+MAX_VALUES = 20_000
 Outcome = Literal["answer", "ask", "end", "error"]
 
 
@@ -48,9 +54,9 @@ class Expect(_Strict):
     def _compiles(cls, value: str | None) -> str | None:
         if value is not None:
             try:
-                re.compile(value)
-            except re.error as exc:
-                raise ValueError(f"not a valid regular expression: {exc}") from None
+                compile_pattern(value)
+            except PatternError as exc:
+                raise ValueError(str(exc)) from None
         return value
 
     @field_validator("answer_contains", "asks_for", mode="before")
@@ -124,16 +130,27 @@ def scenario_files(paths: list[str | Path]) -> tuple[list[Path], list[FileError]
     return files, errors
 
 
-def load_file(path: str | Path) -> list[Scenario]:
-    """Every scenario in the file, or `InvalidFile` listing what is wrong and where."""
+def load_file(path: str | Path, find_images: bool = True) -> list[Scenario]:
+    """Every scenario in the file, or `InvalidFile` listing what is wrong and where.
+
+    `find_images=False` is for a file that arrived alone (an upload): the images it names are
+    not looked for, so that it cannot ask whether a file exists on the server."""
     path = Path(path)
     where = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)
+        if len(raw) > MAX_FILE_BYTES:
+            raise InvalidFile(
+                where, [f"{where}: is larger than {MAX_FILE_BYTES // 1024} KB, the limit"]
+            )
+        text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidFile(where, [f"cannot be read: {exc}"]) from None
+        raise InvalidFile(where, [f"{where}: cannot be read: {_reason(exc)}"]) from None
     try:
-        data = load_yaml(text)
+        data = load_yaml(text, MAX_VALUES)
+    except TooLarge as exc:
+        raise InvalidFile(where, [f"{where}: {exc}"]) from None
     except yaml.YAMLError as exc:
         data = _json_or_none(text) if path.suffix == ".json" else None
         if data is None:
@@ -153,7 +170,8 @@ def load_file(path: str | Path) -> list[Scenario]:
         except ValidationError as exc:
             problems.extend(_problem(where, item, error, prefix) for error in exc.errors())
             continue
-        problems.extend(_missing_images(path, scenario, item))
+        if find_images:
+            problems.extend(_missing_images(path, scenario, item))
         scenarios.append(scenario.located(where, getattr(item, "line", 0)))
     names = [s.name for s in scenarios]
     problems.extend(
@@ -215,11 +233,34 @@ def _at(where: str, line: int | None) -> str:
 
 
 def _json_or_none(text: str) -> Any:
-    """JSON that YAML cannot read (YAML refuses a few JSON escapes): read, without lines."""
+    """JSON that YAML cannot read (YAML refuses a few JSON escapes): read, without lines.
+    JSON has no aliases, and the size was checked; its nesting is checked as YAML's is."""
     try:
-        return json.loads(text)
-    except ValueError:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
         return None
+    values, depth = _json_shape(data)
+    return data if values <= MAX_VALUES and depth <= 32 else None
+
+
+def _json_shape(data: Any) -> tuple[int, int]:
+    """How many values `data` holds and how deep it nests."""
+    values, deepest, stack = 0, 0, [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        values += 1
+        deepest = max(deepest, depth)
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value)
+    return values, deepest
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, UnicodeDecodeError):
+        return "it is not UTF-8 text"
+    return exc.strerror or str(exc) if isinstance(exc, OSError) else str(exc)
 
 
 def _yaml_problem(where: str, exc: yaml.YAMLError) -> str:

@@ -1,4 +1,5 @@
-"""YAML that remembers where each key was written, so a mistake is reported with its line."""
+"""YAML that remembers where each key was written, so a mistake is reported with its line, and
+that refuses documents whose aliases would expand past a bound ("billion laughs")."""
 
 from __future__ import annotations
 
@@ -22,7 +23,11 @@ class LineList(list):
     item_lines: list[int]
 
 
-class _Loader(yaml.SafeLoader):
+class TooLarge(ValueError):
+    """A document whose values, aliases expanded, number more than a scenario file needs."""
+
+
+class _Loader(yaml.CSafeLoader):
     """Safe YAML whose mappings are `LineDict`s; a key written twice is an error, since YAML
     would otherwise keep the last one silently and a scenario would test less than it says."""
 
@@ -53,10 +58,64 @@ _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _Loader.
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _Loader.construct_sequence)
 
 
-def load_yaml(text: str) -> Any:
-    """The document in `text` (YAML, or JSON, which YAML reads too). Raises `yaml.YAMLError`."""
+def load_yaml(text: str, max_values: int, max_depth: int = 32) -> Any:
+    """The document in `text` (YAML, or JSON, which YAML reads too). Raises `yaml.YAMLError`,
+    or `TooLarge` when it holds more than `max_values` values once its aliases are expanded,
+    or nests deeper than `max_depth`: seven levels of nine-fold aliases are 614 bytes and 40
+    million values, which everything after the parser (validation, the run, the results file)
+    would walk one by one, and a few hundred brackets exhaust Python's recursion."""
     # A SafeLoader subclass: plain data only, no Python objects.
-    return yaml.load(text, Loader=_Loader)
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        values, depth = _expanded_size(node)
+        if depth > max_depth:
+            raise TooLarge(f"nests {depth} levels deep, more than the {max_depth} allowed")
+        if values > max_values:
+            raise TooLarge(
+                f"holds {values:,} values once its aliases are expanded, more than the "
+                f"{max_values:,} a scenario file may have"
+            )
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _expanded_size(root: yaml.Node) -> tuple[int, int]:
+    """How many values `root` stands for with every alias written out, and how deep it nests.
+    Without recursion (the depth is what is being measured), and linear in the nodes: a shared
+    node's count is worked out once and then added once per use. A node that holds itself
+    (`&a [*a]`) is infinite, and `TooLarge`."""
+    size: dict[int, int] = {}
+    depth: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        children = _children(node)
+        if children_done:
+            size[id(node)] = 1 + sum(size[id(c)] for c in children)
+            depth[id(node)] = 1 + max((depth[id(c)] for c in children), default=0)
+            open_nodes.discard(id(node))
+            continue
+        if id(node) in size:
+            continue
+        if id(node) in open_nodes:
+            raise TooLarge("has an alias that refers to a value containing itself")
+        open_nodes.add(id(node))
+        stack.append((node, True))
+        stack.extend((c, False) for c in children if id(c) not in size)
+    return size[id(root)], depth[id(root)]
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
 
 
 def line_of(data: Any, loc: Sequence[Any]) -> int | None:
