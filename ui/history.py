@@ -16,9 +16,10 @@ server: a restore copies those still there into the new session, and an image wh
 gone shows as no longer available, to the person and to the agent
 (`agent.session.without_images`).
 
-Whatever the browser sends back is untrusted: it is validated, a file is looked for only under
-`sessions_root()` by names of the shapes the server makes, and a value that does not read is
-set aside whole or conversation by conversation, with one notice.
+Whatever the browser sends back is untrusted: its size and depth are bounded before it is
+validated (the request that carries it is capped too, `ui.body_limit`), a file is looked for
+only under `sessions_root()` by names of the shapes the server makes, and a value that does
+not read is set aside whole or conversation by conversation, with one notice.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from tools.base import ImageRef
 
 from .access import shown_url
 from .conversation_export import conversation_data
+from .json_bounds import check_value
 from .labels import t
 from .page_state import PageState, Prefs, TurnRecord, sessions_root
 from .trace_view import render
@@ -111,10 +113,13 @@ def read(value: Any) -> tuple[dict[str, Any], bool]:
     if value is None:
         return empty(), False
     try:
+        # The walk stops at the bounds, so a value of any size or depth costs little to refuse;
+        # then the exact size, and only then the validation (`ui.json_bounds`).
+        check_value(value, MAX_BYTES)
         if size_of(value) > MAX_BYTES:
             return empty(), True
         stored = Stored.model_validate(value)
-    except (ValidationError, TypeError, ValueError):
+    except (ValidationError, TypeError, ValueError, RecursionError):
         return empty(), True
     kept, problem, seen = [], False, set()
     for item in stored.conversations:
@@ -153,7 +158,7 @@ def snapshot(
     data, _ = conversation_data(state.turns)
     turns = data["turns"]
     for turn in turns:
-        turn["events"] = _joined(turn["events"])
+        turn["events"] = joined(turn["events"])
     if pending is not None:
         # Numbered as its turn will be (`ui.turns`).
         number = len(state.turns) + 1
@@ -177,22 +182,33 @@ def snapshot(
     }
 
 
-def _joined(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def joined(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The turn's events with each run of streamed pieces as one event: the text deltas of a
-    step joined, only the last progress line of a tool call."""
-    joined: list[dict[str, Any]] = []
+    step joined, only the last progress line of a tool call. Linear in the events: a run's
+    pieces are joined once it ends, never copied piece by piece."""
+    kept: list[dict[str, Any]] = []
+    pieces: list[str] = []  # the texts of the run that kept[-1] stands for
+
+    def close() -> None:
+        if len(pieces) > 1:
+            kept[-1] = {**kept[-1], "text": "".join(pieces)}
+
     for event in events:
         kind = event.get("type")
-        last = joined[-1] if joined else {}
-        same = kind in _PIECES and last.get("type") == kind
-        if same and last.get(_PIECES[kind] or "type") == event.get(_PIECES[kind] or "type"):
-            if kind == "tool_progress":
-                joined[-1] = event
-            else:
-                joined[-1] = {**last, "text": last["text"] + event["text"]}
-            continue
-        joined.append(event)
-    return joined
+        last = kept[-1] if kept else {}
+        if kind in _PIECES and last.get("type") == kind:
+            same = _PIECES[kind] or "type"
+            if last.get(same) == event.get(same):
+                if kind == "tool_progress":
+                    kept[-1] = event
+                else:
+                    pieces.append(event["text"])
+                continue
+        close()
+        kept.append(event)
+        pieces = [event["text"]] if kind in _PIECES and kind != "tool_progress" else []
+    close()
+    return kept
 
 
 def stored_prefs(prefs: Prefs) -> dict[str, Any]:
