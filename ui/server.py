@@ -2,9 +2,9 @@
 
 `Page` is the page's `gr.Blocks`. While it is launched, idle conversations are swept
 (`ui.sweeper`) and Gradio's upload cache is too (`delete_cache`), both on the idle time in the
-settings. An input Gradio refuses before any handler runs (a file path that was never
-uploaded, a payload of the wrong shape) costs one log line and one sentence, not a traceback
-per request.
+settings, and every request's body is capped (`ui.body_limit`). An input Gradio refuses
+before any handler runs (a file path that was never uploaded, a payload of the wrong shape)
+costs one log line and one sentence, not a traceback per request.
 """
 
 from __future__ import annotations
@@ -15,9 +15,11 @@ from typing import Any
 import gradio as gr
 from gradio.exceptions import InvalidPathError
 from pydantic import ValidationError
+from starlette.middleware import Middleware
 
 from agent.config import Settings
 
+from .body_limit import BodyLimit, caps_for
 from .sweeper import sweep_interval, sweep_while
 
 log = logging.getLogger(__name__)
@@ -47,6 +49,9 @@ class Page(gr.Blocks):
     def launch(self, *args: Any, **kwargs: Any) -> Any:
         app_kwargs = dict(kwargs.pop("app_kwargs", None) or {})
         app_kwargs.setdefault("lifespan", self._sweeping)
+        # Inside Gradio's own middleware, before any route reads a body (`ui.body_limit`).
+        limit = Middleware(BodyLimit, caps=caps_for(self.page_settings))
+        app_kwargs["middleware"] = [*(app_kwargs.get("middleware") or ()), limit]
         return super().launch(*args, app_kwargs=app_kwargs, **kwargs)
 
     def _sweeping(self, app: Any) -> Any:
