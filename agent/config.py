@@ -219,10 +219,14 @@ def make_model(settings: Settings | None = None, choice: ModelChoice | None = No
             "The OpenAI-compatible model needs an API key or a base URL: add one in Settings, "
             "or choose the offline model."
         )
+    configured = settings.default_choice().base_url.strip().rstrip("/") or None
     return OpenAIChatModel(
         model=choice.model.strip() or DEFAULT_OPENAI_MODEL,
         base_url=base_url,
         # No key is fine for local servers: the model sends the client a placeholder.
         api_key=key or None,
         timeout=settings.model_timeout,
+        # On a public page only the operator's own endpoint may be in a private network; any
+        # other is reached on public addresses only, checked as each connection opens.
+        public_only=settings.public and base_url != configured,
     )

@@ -222,16 +222,17 @@ def test_public_addresses_pass(address):
 
 
 def test_a_host_that_resolves_to_any_private_address_is_refused(monkeypatch):
-    monkeypatch.setattr("ui.access.resolve", lambda host, port: ["93.184.216.34", "10.0.0.7"])
+    resolving = "agent.models.public_only.resolve"
+    monkeypatch.setattr(resolving, lambda host, port: ["93.184.216.34", "10.0.0.7"])
     assert Access.url_problem("https://mixed.example/v1") == "url_private"
-    monkeypatch.setattr("ui.access.resolve", lambda host, port: ["93.184.216.34"])
+    monkeypatch.setattr(resolving, lambda host, port: ["93.184.216.34"])
     assert Access.url_problem("https://public.example/v1") is None
     assert Access.url_problem("ftp://public.example/v1") == "url_failed"
 
 
 async def test_failures_through_a_custom_url_all_read_the_same(server, monkeypatch):
     # As if 127.0.0.1 were a public host: its open, closed and 404 ports must look alike.
-    monkeypatch.setattr("ui.access.resolve", lambda host, port: ["93.184.216.34"])
+    monkeypatch.setattr("agent.models.public_only.refused_address", lambda address: False)
     page = public_page(AGENT_ALLOW_CUSTOM_BASE_URL=True, AGENT_MODEL_TIMEOUT=2)
     quiet = listening_socket()
     with socket.socket() as free:

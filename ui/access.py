@@ -16,17 +16,15 @@ checked when a turn starts, whatever sent it:
 
 from __future__ import annotations
 
-import ipaddress
 import math
-import socket
 import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
-
 from agent.config import DEFAULT_OPENAI_MODEL, HF_ROUTER_URL, Settings, server_key
 from agent.events import ErrorEvent, NoticeEvent
+from agent.models.public_only import refused_address as refused_address  # the rule, here too
+from agent.models.public_only import url_problem as public_url_problem
 
 from .labels import t
 
@@ -44,8 +42,6 @@ SERVICE_KINDS = frozenset(
         *("connection", "cut_off", "empty", "http", "not_found"),
     }
 )
-# NAT64's well-known prefix carries an IPv4 address in its last 32 bits.
-_NAT64 = ipaddress.ip_network("64:ff9b::/96")
 
 
 def normal_url(url: str) -> str:
@@ -60,25 +56,6 @@ def shown_url(url: str) -> str:
     host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
     port = f":{parts.port}" if parts.port else ""
     return urlunsplit((parts.scheme, host + port, parts.path, "", ""))
-
-
-def refused_address(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    """Whether connecting to `address` would reach somewhere other than the public internet."""
-    if isinstance(address, ipaddress.IPv6Address):
-        embedded = address.ipv4_mapped or address.sixtofour
-        if address.teredo:
-            embedded = address.teredo[1]
-        if address in _NAT64:
-            embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
-        if embedded is not None and refused_address(embedded):
-            return True
-    return not address.is_global or address.is_multicast
-
-
-def resolve(host: str, port: int) -> list[str]:
-    """Every address `host` resolves to, as the HTTP client would look it up."""
-    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    return [str(info[4][0]).split("%")[0] for info in infos]
 
 
 class Access:
@@ -154,18 +131,7 @@ class Access:
     def url_problem(url: str) -> str | None:
         """`url_private` when the URL's host leads into a non-public network, `url_failed`
         when it cannot be used at all, else None. Decided by addresses alone: no connection."""
-        try:
-            parsed = httpx.URL(url.strip())
-            host = parsed.host
-            if parsed.scheme not in ("http", "https") or not host:
-                return "url_failed"
-            addresses = resolve(host, parsed.port or (443 if parsed.scheme == "https" else 80))
-            ips = [ipaddress.ip_address(a) for a in addresses]
-        except (httpx.InvalidURL, OSError, UnicodeError, ValueError):
-            return "url_failed"
-        if not ips:
-            return "url_failed"
-        return "url_private" if any(refused_address(ip) for ip in ips) else None
+        return public_url_problem(url)
 
     def screen(self, event: Any, prefs: Prefs) -> Any:
         """The event as the page shows it: through a visitor's own URL on a public page, every

@@ -4,17 +4,30 @@ Text streams as it arrives and stops at a line that starts with a stop string (`
 whether or not the server honours `stop`. Every failure becomes a `ModelError` whose message is a
 sentence of our own (`openai_errors`): the service's error text may echo the request, and so the
 key.
+
+Credentials: a user name and password in the base URL (`http://user:pass@host/v1`) never reach
+the HTTP client's URL, so no request log shows them (`agent.log_redaction` is the second guard).
+They are sent as `Authorization: Basic ...`, as HTTP clients do with credentials in a URL. The
+API key goes as `Authorization: Bearer ...`, or, when the URL has credentials (the header holds
+one scheme only), as `X-API-Key`, which gateways (LiteLLM, llama.cpp's server) read, and which
+is never sent on to another host a redirect names.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
 
+import httpx2
 import openai
 from pydantic import SecretStr
+
+from agent.log_redaction import install as install_log_redaction
+from agent.log_redaction import register_secret
 
 from .base import ModelError, ModelRequest, ToolCallPart
 from .openai_errors import (
@@ -42,6 +55,37 @@ CHARS_PER_TOKEN = 8
 _NO_KEY = "no-key"
 # Closing tasks scheduled by `close()`, held so they are not collected before they finish.
 _closing: set[Any] = set()
+# The header that carries the key when `Authorization` carries the URL's credentials.
+KEY_HEADER = "X-API-Key"
+
+install_log_redaction()
+
+
+def split_credentials(url: str | None) -> tuple[str | None, str, str]:
+    """`url` without its user information, and the user name and password it held (decoded)."""
+    if not url:
+        return url, "", ""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url, "", ""
+    userinfo, _, host = parts.netloc.rpartition("@")
+    user, _, password = userinfo.partition(":")
+    return urlunsplit(parts._replace(netloc=host)), unquote(user), unquote(password)
+
+
+def _same_host_only(url: str | None, names: tuple[str, ...]) -> Callable[[Any], Awaitable[None]]:
+    """A request hook that drops the `names` headers from a request a redirect sent to another
+    host (httpx drops `Authorization` itself, not headers of ours)."""
+    home = httpx2.URL(url or "https://api.openai.com/v1")
+
+    async def hook(request: httpx2.Request) -> None:
+        there = request.url
+        same = there.host == home.host and (there.port == home.port or there.scheme == "https")
+        if not same:
+            for name in names:
+                request.headers.pop(name, None)
+
+    return hook
 
 
 class OpenAIChatModel:
@@ -81,14 +125,24 @@ class OpenAIChatModel:
         max_retries: int = 1,
         extra_headers: dict[str, str] | None = None,
         max_tokens: int = 2048,
+        public_only: bool = False,
     ) -> None:
         self.name = model
-        self.base_url = base_url
+        # Without credentials: this is the URL the client, its logs and every message see.
+        self.base_url, user, password = split_credentials(base_url)
         self.timeout = timeout
         self.max_retries = max(0, max_retries)
         self.max_tokens = max_tokens
+        # A public page's visitor named this URL: connect only to public addresses, checked
+        # as each connection opens, redirects included (`public_only`).
+        self.public_only = public_only
         self._api_key = SecretStr(api_key or "")
         self._extra_headers = dict(extra_headers or {})
+        self._basic = SecretStr("")
+        if user or password:
+            self._basic = SecretStr(base64.b64encode(f"{user}:{password}".encode()).decode())
+        for secret in (api_key, password, self._basic.get_secret_value()):
+            register_secret(secret)
         self._client: openai.AsyncOpenAI | None = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
         # Parameters this model has refused once; not sent again.
@@ -106,15 +160,35 @@ class OpenAIChatModel:
             self._client = None
         if self._client is None:
             self._client_loop = loop
+            headers = dict(self._extra_headers)
+            key = self._api_key.get_secret_value()
+            hooks: list[Callable[[Any], Awaitable[None]]] = []
+            if self._basic.get_secret_value():
+                headers["Authorization"] = f"Basic {self._basic.get_secret_value()}"
+                if key:
+                    headers[KEY_HEADER] = key
+                    hooks.append(_same_host_only(self.base_url, (KEY_HEADER,)))
             self._client = openai.AsyncOpenAI(
-                api_key=self._api_key.get_secret_value() or _NO_KEY,
+                api_key=key or _NO_KEY,
                 base_url=self.base_url,
                 timeout=self.timeout,
                 # Retries are ours, inside the time budget; the client's would double it.
                 max_retries=0,
-                default_headers=self._extra_headers or None,
+                default_headers=headers or None,
+                http_client=self._http_client(hooks),
             )
         return self._client
+
+    def _http_client(self, hooks: list[Callable[[Any], Awaitable[None]]]) -> Any:
+        if self.public_only:
+            from .public_only import public_only_client
+
+            client = public_only_client(self.timeout)
+            client.event_hooks = {"request": hooks, "response": []}
+            return client
+        if hooks:
+            return openai.DefaultAsyncHttpxClient(event_hooks={"request": hooks})
+        return None
 
     async def aclose(self) -> None:
         """Close the HTTP client and its pooled connections; the next call opens a new one."""
