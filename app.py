@@ -22,7 +22,8 @@ from agent.config import (
     Settings,
     server_key,
 )
-from ui import approval_panel
+from agent.log_redaction import install as install_log_redaction
+from ui import approval_panel, process_folders
 from ui.a11y import a11y_script
 from ui.examples import EXAMPLES, EXAMPLES_DIR, example_values
 from ui.handlers import PageHandlers
@@ -270,12 +271,15 @@ def warm_up(tools: list[Any]) -> None:
 def main() -> None:
     env = Settings()
     logging.basicConfig(level=env.log_level)
-    from tools import default_tools
+    install_log_redaction(handlers=True)  # no secret in any line the log writes
+    # SIGTERM stops the server as Ctrl+C does, and its temp folders go with it.
+    with process_folders.running():
+        from tools import default_tools
 
-    tools = default_tools(env.tool_settings())
-    threading.Thread(target=warm_up, args=(tools,), name="warm-up", daemon=True).start()
-    demo = build_demo(env=env, tools=tools)
-    demo.launch(server_name=env.server_name, server_port=env.server_port, **launch_options(env))
+        tools = default_tools(env.tool_settings())
+        threading.Thread(target=warm_up, args=(tools,), name="warm-up", daemon=True).start()
+        demo = build_demo(env=env, tools=tools)
+        demo.launch(server_name=env.server_name, server_port=env.server_port, **launch_options(env))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import atexit
 import functools
 import shutil
 import tempfile
@@ -22,6 +21,7 @@ from agent.images import ImageRef, ImageStore
 from agent.session import Session
 
 from .conversation_export import write_conversation
+from .process_folders import claim
 
 if TYPE_CHECKING:
     from agent.dialogue import PendingTask
@@ -89,10 +89,9 @@ def traces_root() -> Path:
 
 
 def _process_folder(prefix: str) -> Path:
-    # Sessions do not outlive the process, so neither do their files.
-    root = Path(tempfile.mkdtemp(prefix=prefix))
-    atexit.register(shutil.rmtree, root, ignore_errors=True)
-    return root
+    # Sessions do not outlive the process, so neither do their files: removed when it ends,
+    # or by the next start if it was killed (`ui.process_folders`).
+    return claim(prefix)
 
 
 @dataclass

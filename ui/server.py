@@ -20,7 +20,7 @@ from starlette.middleware import Middleware
 from agent.config import Settings
 
 from .body_limit import BodyLimit, caps_for
-from .sweeper import sweep_interval, sweep_while
+from .sweeper import drop_cache, sweep_interval, sweep_while
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,13 @@ class Page(gr.Blocks):
         # Inside Gradio's own middleware, before any route reads a body (`ui.body_limit`).
         limit = Middleware(BodyLimit, caps=caps_for(self.page_settings))
         app_kwargs["middleware"] = [*(app_kwargs.get("middleware") or ()), limit]
-        return super().launch(*args, app_kwargs=app_kwargs, **kwargs)
+        blocking = not kwargs.get("prevent_thread_lock", False)
+        try:
+            return super().launch(*args, app_kwargs=app_kwargs, **kwargs)
+        finally:
+            if blocking:  # the server has stopped (Ctrl+C, SIGTERM): its cached files go
+                dropped = drop_cache(self)
+                log.info("Removed %d file(s) of this page from Gradio's cache.", dropped)
 
     def _sweeping(self, app: Any) -> Any:
         idle = self.page_settings.session_idle_minutes * 60

@@ -162,6 +162,28 @@ def sweep_cache(blocks: Any, age: float) -> int:
     return removed
 
 
+def drop_cache(blocks: Any) -> int:
+    """At shutdown: delete every file of the page's in Gradio's cache (uploads, served copies;
+    not the examples, which the next run shares) and each folder that leaves empty. Gradio does
+    this itself only when its server shuts down within five seconds, which a client that keeps
+    a connection open prevents."""
+    keep: set[str] = set()
+    for component in list(blocks.blocks.values()):
+        keep.update(getattr(component, "keep_in_cache", ()))
+    removed = 0
+    for files in list(blocks.temp_file_sets):
+        for name in list(files):
+            if name in keep:
+                continue
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(name)
+                removed += 1
+            with contextlib.suppress(OSError):
+                os.rmdir(os.path.dirname(name))  # only if empty: Gradio keys folders by content
+            files.discard(name)
+    return removed
+
+
 def forget_gradio_sessions(app: Any, state_component: Any, idle: float) -> int:
     """Drop Gradio's record of sessions unused for `idle` s whose conversation (if any) the
     register no longer holds; Gradio itself keeps them until 10,000 newer ones push them out."""
