@@ -2,14 +2,24 @@
 `tool(args)` or `tool[arg]` call, keyword arguments, or a bare string (`{"input": ...}`).
 
 Nothing here is evaluated: Python syntax is read with `ast` and only literals are kept.
+
+Repair is bounded. json_repair's time grows with the input's length times its punctuation (a
+bracket or a quote can send it looking ahead to the end), so a hostile 16 KB reply of
+`{"{"{"...` took 14 s. Real broken inputs are short: one reply's repairs read at most
+`REPAIR_WORK` of that product, and an input past it is refused with a sentence, not repaired.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
+import functools
 import json
 import re
+import string
 import warnings
+from collections.abc import Iterator
+from contextvars import ContextVar
 from typing import Any
 
 import json_repair
@@ -25,8 +35,22 @@ _EMPTY_ARG = re.compile(r"(?:^|,)\s*([A-Za-z_]\w*)?\s*=\s*(?=,|$)")
 _EMPTY_INPUT = {"", "none", "null", "n/a", "{}"}
 _JSON_WORDS = {"true": True, "false": False, "null": None, "none": None}
 _CLOSERS = {"(": ")", "[": "]", "{": "}"}
+_SCAN_QUOTED = re.compile(r"[\"'\\\\()\[\]{}]")
+_SCAN_BARE = re.compile(r"[()\[\]{}]")
 _DECODER = json.JSONDecoder()
 _BARE = object()  # load's answer for text that is not JSON or a Python literal
+REPAIR_REFUSED = object()  # load's answer for broken JSON too large to repair
+# What one reply's repairs may read, as `repair_work` counts it: about 50 ms of json_repair at
+# its worst. A broken input of a few hundred characters is well inside.
+REPAIR_WORK = 16_384
+# Characters json_repair may stop at to look ahead, and a base cost for every other one (it
+# reads about 5-15 µs a character even where it never looks ahead).
+_STRUCTURE = frozenset(string.punctuation + "“”‘’")
+_PER_CHAR = 4
+_TOO_BROKEN = (
+    "the tool input is broken JSON too long to repair; write the Action Input as valid JSON "
+    "(double quotes, every bracket closed)"
+)
 _SCHEMA_TYPES = {"string", "number", "integer", "boolean", "object", "array", "null"}
 _SCHEMA_KEYS = {
     "type", "description", "title", "default", "enum", "items", "format", "minimum", "maximum",
@@ -52,6 +76,8 @@ def as_input(text: str) -> dict[str, Any]:
     if text.lower() in _EMPTY_INPUT:
         return {}
     value = load(text)
+    if value is REPAIR_REFUSED:
+        raise Unreadable(_TOO_BROKEN)
     if value is not _BARE:
         return wrap(value)
     if "=" in text:
@@ -73,6 +99,12 @@ def to_input(value: Any) -> dict[str, Any]:
 def is_blank(text: str) -> bool:
     """No input at all: nothing, or an empty code block."""
     return not strip_fence(clean_value(text))
+
+
+def call_name(text: str, at: int = 0) -> str | None:
+    """The name of a `name(...)` or `name[...]` call that opens at `at`, if one does."""
+    head = _CALL_HEAD.match(text, at)
+    return head[1] if head else None
 
 
 def split_call(text: str) -> tuple[str, str, str] | None:
@@ -98,15 +130,18 @@ def closing(text: str, opened: int) -> int | None:
 def _scan(text: str, opened: int, quotes: bool) -> int | None:
     stack = [_CLOSERS[text[opened]]]
     quote = ""
+    # Jump from one character that matters to the next: prose between brackets costs nothing.
+    pattern = _SCAN_QUOTED if quotes else _SCAN_BARE
     i = opened + 1
-    while i < len(text):
+    while (found := pattern.search(text, i)) is not None:
+        i = found.start()
         char = text[i]
         if quote:
             if char == "\\":
                 i += 1
             elif char == quote:
                 quote = ""
-        elif quotes and char in "\"'":
+        elif char in "\"'":
             quote = char
         elif char in _CLOSERS:
             stack.append(_CLOSERS[char])
@@ -188,7 +223,8 @@ def _is_field_schema(value: Any) -> bool:
 
 
 def load(text: str) -> Any:
-    """JSON, then a Python literal, then repaired JSON; `_BARE` when it is none of them."""
+    """JSON, then a Python literal, then repaired JSON; `_BARE` when it is none of them, and
+    `REPAIR_REFUSED` when it may be broken JSON but is too large to repair."""
     s = strip_fence(text)
     if not s:
         return None
@@ -204,14 +240,64 @@ def load(text: str) -> Any:
     if isinstance(node, ast.Dict | ast.List | ast.Tuple | ast.Set | ast.Constant):
         return literal(node, s)
     if s[0] in "{[":
-        try:
-            value = json_repair.loads(s)
-        except Exception:
-            value = None
+        value = repair(s)
         # json_repair answers "" for text it cannot read; that stays a bare string.
-        if isinstance(value, dict) or (isinstance(value, list) and value):
+        if value is REPAIR_REFUSED or isinstance(value, dict):
+            return value
+        if isinstance(value, list) and value:
             return value
     return _BARE
+
+
+class RepairBudget:
+    """The repair work left for one reply, and whether an input was refused for want of it."""
+
+    def __init__(self, work: int) -> None:
+        self.left = work
+        self.refused = False
+
+
+_budget: ContextVar[RepairBudget | None] = ContextVar("repair_budget", default=None)
+
+
+@contextlib.contextmanager
+def repair_budget(work: int = REPAIR_WORK) -> Iterator[RepairBudget]:
+    """Every repair inside shares `work`. Inside another budget the outer one stands: its caller
+    chose it (a smaller one, to read a short reply on the event loop)."""
+    outer = _budget.get()
+    if outer is not None:
+        yield outer
+        return
+    budget = RepairBudget(work)
+    token = _budget.set(budget)
+    try:
+        yield budget
+    finally:
+        _budget.reset(token)
+
+
+def repair_work(text: str) -> int:
+    """What repairing `text` may cost: its length times its punctuation (each mark may send
+    json_repair looking ahead to the end) and a base cost for every character."""
+    return len(text) * (_PER_CHAR + sum(text.count(char) for char in _STRUCTURE))
+
+
+def repair(text: str) -> Any:
+    """`json_repair.loads(text)` within the budget; `REPAIR_REFUSED` past it, None if it
+    fails. Outside any budget, each input may take the whole of `REPAIR_WORK`."""
+    budget = _budget.get()
+    left = REPAIR_WORK if budget is None else budget.left
+    work = left + 1 if len(text) * _PER_CHAR > left else repair_work(text)
+    if work > left:
+        if budget is not None:
+            budget.refused = True
+        return REPAIR_REFUSED
+    if budget is not None:
+        budget.left -= work
+    try:
+        return json_repair.loads(text)
+    except Exception:
+        return None
 
 
 def parse_python(source: str) -> ast.expr | None:
@@ -241,9 +327,35 @@ def literal(node: ast.expr, source: str) -> Any:
             operand = literal(node.operand, source)
             if isinstance(operand, int | float) and not isinstance(operand, bool):
                 return -operand if isinstance(node.op, ast.USub) else operand
-        return ast.get_source_segment(source, node) or ast.unparse(node)
+        return _segment(source, node) or ast.unparse(node)
     except RecursionError:
         return None
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+@functools.lru_cache(maxsize=4)
+def _source_lines(source: str) -> list[bytes]:
+    """The lines of `source` as `ast` counts them (only \\r, \\n and \\r\\n end one), encoded,
+    since a node's column offsets count UTF-8 bytes."""
+    return [line.encode() for line in _LINE.findall(source)]
+
+
+def _segment(source: str, node: ast.expr) -> str | None:
+    """`ast.get_source_segment`, with the source split once: that function splits it again for
+    every node, so `f(a, a, a, ...)` of 16 KB took a minute."""
+    if node.end_lineno is None or node.end_col_offset is None:
+        return None
+    lines = _source_lines(source)
+    first, last = node.lineno - 1, node.end_lineno - 1
+    if last >= len(lines):
+        return None
+    if first == last:
+        return lines[first][node.col_offset : node.end_col_offset].decode(errors="replace")
+    middle = lines[first + 1 : last]
+    parts = [lines[first][node.col_offset :], *middle, lines[last][: node.end_col_offset]]
+    return b"".join(parts).decode(errors="replace")
 
 
 def _text_key(key: Any) -> str:

@@ -3,6 +3,8 @@ read it once the reply is complete."""
 
 from __future__ import annotations
 
+import re
+
 from .labels import (
     LABEL_SPAN,
     clean_value,
@@ -14,6 +16,11 @@ from .labels import (
     may_become_placeholder,
     maybe_label,
 )
+
+# Whether a held answer may still be a placeholder depends on its first words (the openers are
+# all far shorter than this) and on whether a line break comes between its words.
+_PROBE_CHARS = 64
+_SPACES = re.compile(r"\s+")
 
 
 class AnswerStream:
@@ -38,6 +45,7 @@ class AnswerStream:
         self._value: list[str] = []  # the raw answer, for the final trim in finish()
         self._pending: list[str] = []  # held back: it may yet be trimmed from the end
         self._hold = False  # the answer may be a placeholder: nothing forwarded yet
+        self._probe = ""  # the held answer, shortened to what decides `may_become_placeholder`
         self._held: str | None = None  # a finished placeholder answer, if no call follows
         self._started = False
         self._sent = 0
@@ -130,7 +138,7 @@ class AnswerStream:
         self._called, self._held = True, None
 
     def _start(self, rest: str) -> str:
-        self._mode, self._held, self._hold = "answer", None, True
+        self._mode, self._held, self._hold, self._probe = "answer", None, True, ""
         self._value, self._pending, self._started, self._sent = [], [], False, 0
         return self._add(rest)
 
@@ -151,11 +159,11 @@ class AnswerStream:
         self._value.append(text)
         if not self._hold:
             return self._emit(text)
-        value = "".join(self._value)
-        if may_become_placeholder(value):
+        self._probe = _shorten(self._probe + text)
+        if may_become_placeholder(self._probe):
             return ""
         self._hold = False
-        return self._emit(value)
+        return self._emit("".join(self._value))
 
     def _emit(self, text: str) -> str:
         if not self._started:
@@ -173,3 +181,14 @@ class AnswerStream:
         self._pending = [text[keep:]]
         self._sent += len(out)
         return out
+
+
+def _shorten(value: str) -> str:
+    """A text that `may_become_placeholder` reads as it reads `value`, now and with anything
+    appended: its first words, a mark for the words after them, and its trailing space. So a
+    held answer of 16,000 blank lines is not read again whole at each line."""
+    value = _SPACES.sub(lambda run: "\n" if "\n" in run[0] else " ", value.lstrip())
+    if len(value) <= 2 * _PROBE_CHARS:
+        return value
+    end = value[-1] if value[-1].isspace() else ""
+    return value[:_PROBE_CHARS] + "x" + end

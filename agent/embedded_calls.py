@@ -11,7 +11,15 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import tool_names
-from .action_input import call_input, closing, json_call, split_call, strip_fence, to_input
+from .action_input import (
+    call_input,
+    call_name,
+    closing,
+    json_call,
+    split_call,
+    strip_fence,
+    to_input,
+)
 from .labels import FENCE_LINE, labels, match_label
 
 _CALL_START = re.compile(r"^[ \t]*(?=[{A-Za-z_])", re.MULTILINE)
@@ -32,7 +40,10 @@ def embedded_call(text: str, tools: Sequence[str]) -> tuple[str, dict[str, Any],
     if whole.startswith(("{", "[")) and (call := json_call(whole)) is not None:
         return call[0], to_input(call[1]), ""
     for start in itertools.islice(_CALL_START.finditer(body), _MAX_CALL_LINES):
-        found = _call_at(body, start.end())
+        at = start.end()
+        if body[at] != "{" and not tool_names.is_callable(call_name(body, at) or "", tools):
+            continue  # not a tool's call: no need to find where its brackets close
+        found = _call_at(body, at)
         if found and tool_names.is_callable(found[0], tools):
             return found[0], found[1](), _before(body, start.end())
     return None

@@ -16,14 +16,21 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-import json_repair
-
-from . import acting, prompts
+from . import acting, prompts, react
+from .action_input import REPAIR_REFUSED, Unreadable, repair, repair_budget
 from .error_words import say
-from .events import AnswerDeltaEvent, AnswerEvent, ModelDeltaEvent, NoticeEvent, ThoughtEvent
+from .events import (
+    AnswerDeltaEvent,
+    AnswerEvent,
+    ModelDeltaEvent,
+    NoticeEvent,
+    StepRetryEvent,
+    ThoughtEvent,
+)
 from .messages import NativeCall, StepRecord, history_messages, image_part, user_message
 from .models.base import ToolCallPart
-from .parser import ParseError, Step, parse_step
+from .offload import Overdue, run_quick
+from .parser import ParseError, Step
 from .turn import Terminal, TurnState
 
 # Text a reply streams before it is taken for the answer: a reply that calls tools usually
@@ -31,6 +38,17 @@ from .turn import Terminal, TurnState
 HOLD_CHARS = 240
 # (model name, base URL) of endpoints that refused native tool calls in this process.
 NO_NATIVE_TOOLS: set[tuple[str, str]] = set()
+# Tool calls made of one reply; the model is told in one sentence that the rest were not (a
+# reply of 12,000 calls once ran every one of them).
+MAX_CALLS_PER_REPLY = 16
+_TOO_MANY_CALLS = (
+    "This reply asked for more than {limit} tool calls, so only the first {limit} were made; "
+    "make at most {limit} calls in one reply."
+)
+_BROKEN_ARGUMENTS = (
+    "The arguments of this call are broken JSON too long to repair, so it was not made; "
+    "send them as valid JSON."
+)
 
 _CONTROL_SPECS = {
     "end_conversation": (
@@ -157,21 +175,52 @@ def step_messages(steps: Sequence[StepRecord], turn: TurnState) -> list[dict[str
 
 
 def arguments_of(raw: str) -> dict[str, Any]:
-    """A call's arguments as a dict; broken JSON is repaired, a bare value is `input`."""
+    """A call's arguments as a dict; broken JSON is repaired, a bare value is `input`.
+    `Unreadable` when the arguments are broken past what repair may read."""
     try:
         value = json.loads(raw) if raw.strip() else {}
-    except ValueError:
-        value = json_repair.loads(raw)
+    except (ValueError, RecursionError):
+        value = repair(raw)
+        if value is REPAIR_REFUSED:
+            raise Unreadable(_BROKEN_ARGUMENTS) from None
     if isinstance(value, dict):
         return value
     return {} if value in (None, "") else {"input": value}
+
+
+def _all_arguments(calls: Sequence[ToolCallPart]) -> list[dict[str, Any] | str]:
+    """Each call's arguments, or the sentence saying why they could not be read."""
+    read: list[dict[str, Any] | str] = []
+    with repair_budget():  # one reply's budget, as for a ReAct reply
+        for part in calls:
+            try:
+                read.append(arguments_of(part.arguments))
+            except Unreadable as error:
+                read.append(error.reason)
+    return read
+
+
+async def _read_arguments(calls: Sequence[ToolCallPart]) -> list[dict[str, Any] | str]:
+    """`_all_arguments` where it cannot stall other sessions: on the loop while they are JSON
+    or need as little repair as a short ReAct reply may have there (json.loads is fast at any
+    length), else in a worker thread with a deadline."""
+    with repair_budget(react.INLINE_REPAIR_WORK) as budget:
+        read = _all_arguments(calls)
+    if not budget.refused:
+        return read
+    try:
+        return await run_quick(
+            _all_arguments, calls, deadline=react.READ_DEADLINE, what="reading the tool calls"
+        )
+    except Overdue:
+        return [_BROKEN_ARGUMENTS] * len(calls)
 
 
 async def step(turn: TurnState, step_no: int) -> Terminal | None:
     specs, names = tool_specs(turn.agent.tools)
     request = turn.request(native_messages(turn))
     request.tool_specs = specs
-    content, calls = await _stream(turn, step_no, request)
+    content, calls, extra = await _stream(turn, step_no, request)
     if not calls:
         if not content.strip():
             return acting.retry(turn, step_no, "", "The reply was empty. Call a tool or answer.")
@@ -181,18 +230,30 @@ async def step(turn: TurnState, step_no: int) -> Terminal | None:
         return AnswerEvent(text=content.strip())
     if content.strip():
         turn.emit(ThoughtEvent(step=step_no, text=content.strip()))
-    return await _run_calls(turn, step_no, calls, names, content)
+    note = _TOO_MANY_CALLS.format(limit=MAX_CALLS_PER_REPLY) if extra else ""
+    if note:
+        turn.emit(StepRetryEvent(step=step_no, reason=note))
+    final = await _run_calls(turn, step_no, calls, names, content)
+    if note and final is None:  # after the calls' results, as the model reads its reply's end
+        turn.record("(the reply's other tool calls)", note, kind="feedback", ok=False)
+    return final
 
 
-async def _stream(turn: TurnState, step_no: int, request: Any) -> tuple[str, list[ToolCallPart]]:
-    """Stream one reply: its text goes out as the answer once it cannot be a Thought."""
-    content, shown = "", 0
+async def _stream(
+    turn: TurnState, step_no: int, request: Any
+) -> tuple[str, list[ToolCallPart], int]:
+    """Stream one reply: its text goes out as the answer once it cannot be a Thought. The
+    calls past `MAX_CALLS_PER_REPLY` are only counted."""
+    content, shown, extra = "", 0, 0
     calls: list[ToolCallPart] = []
     turn.model_calls += 1
     async with turn.model_stream(request, step_no) as parts:
         async for part in parts:
             if isinstance(part, ToolCallPart):
-                calls.append(part)
+                if len(calls) < MAX_CALLS_PER_REPLY:
+                    calls.append(part)
+                else:
+                    extra += 1
                 continue
             if not part:
                 continue
@@ -203,7 +264,7 @@ async def _stream(turn: TurnState, step_no: int, request: Any) -> tuple[str, lis
                 shown = len(content)
     if not calls and content[shown:] and not _looks_like_react(content):
         turn.emit(AnswerDeltaEvent(text=content[shown:]))
-    return content, calls
+    return content, calls, extra
 
 
 _REACT_START = re.compile(r"^\s*(?:\*\*)?\s*(?:Thought|Action|思考|想法)\s*(?:\*\*)?\s*[:：]", re.I)
@@ -216,7 +277,7 @@ def _looks_like_react(content: str) -> bool:
 async def _as_react(turn: TurnState, step_no: int, content: str) -> Terminal | None:
     """A model that ignored the `tools` parameter and wrote the ReAct text: read it as such."""
     try:
-        action = parse_step(content, turn.known_names())
+        action = await react.read(content, turn.known_names())
     except ParseError:
         turn.session.task = None
         return AnswerEvent(text=content.strip())
@@ -242,7 +303,8 @@ async def _run_calls(
 ) -> Terminal | None:
     ready: list[acting.Ready] = []
     final: Terminal | None = None
-    for part in calls:
+    arguments = await _read_arguments(calls)
+    for part, given in zip(calls, arguments, strict=True):
         call = NativeCall(
             reply=turn.model_calls,
             id=part.id,
@@ -252,7 +314,11 @@ async def _run_calls(
         )
         tool = names.get(part.name, part.name)
         action = Step(kind="action", thought=content.strip(), tool=tool)
-        action.tool_input = arguments_of(part.arguments)
+        if isinstance(given, str):  # unreadable: the model is told why, the call is not made
+            turn.emit(StepRetryEvent(step=step_no, reason=given))
+            turn.record(turn.replay(action), given, kind="feedback", ok=False, call=call)
+            continue
+        action.tool_input = given
         outcome = await acting.act(turn, action, step_no, call)
         if isinstance(outcome, acting.Ready):
             ready.append(outcome)

@@ -4,17 +4,49 @@ forward what follows `Answer:` as it arrives (after its Thought), read the step,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from . import acting
+from .action_input import repair_budget
 from .events import AnswerDeltaEvent, AnswerEvent, ModelDeltaEvent, ThoughtEvent
-from .parser import AnswerStream, ParseError, parse_step
+from .offload import Overdue, run_quick
+from .parser import AnswerStream, ParseError, Step, parse_step
 from .reasoning import ReasoningFilter
 from .turn import Terminal, TurnState
+
+# A reply up to this long is read on the loop, where a thread hop would cost more than the
+# reading (a millisecond or two at worst), with repair work enough for the short broken inputs
+# models write. A longer reply, or one whose repair needs more, is read in a worker thread,
+# within `READ_DEADLINE`; the reading is bounded there too (see `action_input`).
+INLINE_READ_CHARS = 1_000
+INLINE_REPAIR_WORK = 2_048
+READ_DEADLINE = 5.0
+
+
+async def read(text: str, tools: Sequence[str] = ()) -> Step:
+    """`parse_step(text, tools)` where it cannot stall other sessions; `ParseError` as it."""
+    if len(text) <= INLINE_READ_CHARS:
+        with repair_budget(INLINE_REPAIR_WORK) as budget:
+            try:
+                step = parse_step(text, tools)
+            except ParseError:
+                if not budget.refused:
+                    raise
+            else:
+                if not budget.refused:
+                    return step
+    try:
+        return await run_quick(
+            parse_step, text, tools, deadline=READ_DEADLINE, what="reading the reply"
+        )
+    except Overdue as exc:
+        raise ParseError("it took too long to read; write a shorter reply", tools) from exc
 
 
 async def step(turn: TurnState, step_no: int) -> Terminal | None:
     raw, answer_stream, thought_sent = await _stream(turn, step_no)
     try:
-        action = parse_step(raw, turn.known_names())
+        action = await read(raw, turn.known_names())
     except ParseError as exc:
         return acting.retry(turn, step_no, raw, str(exc))
     if action.thought and not thought_sent:
@@ -49,15 +81,15 @@ async def _stream(turn: TurnState, step_no: int) -> tuple[str, AnswerStream, boo
             if forwarded:
                 if not thought_sent:
                     thought_sent = True
-                    early = _thought_of(raw)
+                    early = await _thought_of(raw)
                     if early:
                         turn.emit(ThoughtEvent(step=step_no, text=early))
                 turn.emit(AnswerDeltaEvent(text=forwarded))
     return raw, answer_stream, thought_sent
 
 
-def _thought_of(text: str) -> str:
+async def _thought_of(text: str) -> str:
     try:
-        return parse_step(text).thought
+        return (await read(text)).thought
     except ParseError:
         return ""

@@ -39,7 +39,7 @@ from .openai_errors import (
     status_error,
 )
 from .stream_reading import note_report, reasoning_text, safe_end, stop_at, stop_pattern
-from .tool_calls import CallAssembler
+from .tool_calls import CallAssembler, CallsTooLong
 
 log = logging.getLogger(__name__)
 
@@ -236,7 +236,7 @@ class OpenAIChatModel:
         size = 0  # characters of content and reasoning, measured against the limit
         finish: str | None = None
         reasoning = False
-        calls = CallAssembler()
+        calls = CallAssembler(max_chars=limit * CHARS_PER_TOKEN)
         try:
             async with stream:
                 async for chunk in stream:
@@ -274,6 +274,8 @@ class OpenAIChatModel:
             raise self._fail("closed_early", "connection") from exc
         except openai.APIError as exc:
             raise self._fail("stream_error", "server") from exc
+        except CallsTooLong as exc:
+            raise self._fail("cut_off_limit", "cut_off", limit=limit) from exc
         except ValueError as exc:
             raise self._fail("unreadable_reply", "bad_response") from exc
         if sent < len(received):

@@ -4,6 +4,7 @@
   each chunk naming the call by `index`; `finish_reason: tool_calls`.
 - `vllm`: the id repeated in every chunk of the call.
 - `llamacpp`: each call whole in one chunk, without an `index`.
+- `batched`: every call whole, with its `index`, in one chunk.
 """
 
 from __future__ import annotations
@@ -20,13 +21,14 @@ class Calls:
 
     calls: list[tuple[str, dict[str, Any] | str]]
     text: str = ""
-    style: Literal["openai", "vllm", "llamacpp"] = "openai"
+    style: Literal["openai", "vllm", "llamacpp", "batched"] = "openai"
     ids: list[str] = field(default_factory=list)
 
 
 def call_deltas(reply: Calls, piece_size: int = 5) -> list[dict[str, Any]]:
     """The `delta` of each chunk that carries the calls."""
     deltas: list[dict[str, Any]] = []
+    batch: list[dict[str, Any]] = []
     for index, (name, arguments) in enumerate(reply.calls):
         raw = arguments if isinstance(arguments, str) else json.dumps(arguments)
         call_id = reply.ids[index] if index < len(reply.ids) else f"call_{uuid.uuid4().hex[:8]}"
@@ -35,6 +37,9 @@ def call_deltas(reply: Calls, piece_size: int = 5) -> list[dict[str, Any]]:
             deltas.append(
                 {"tool_calls": [{"id": call_id, "type": "function", "function": function}]}
             )
+            continue
+        if reply.style == "batched":
+            batch.append({"index": index, "id": call_id, "type": "function", "function": function})
             continue
         head = {"index": index, "id": call_id, "type": "function"}
         deltas.append({"tool_calls": [{**head, "function": {"name": name, "arguments": ""}}]})
@@ -46,4 +51,4 @@ def call_deltas(reply: Calls, piece_size: int = 5) -> list[dict[str, Any]]:
             if reply.style == "vllm":
                 piece["id"] = call_id
             deltas.append({"tool_calls": [piece]})
-    return deltas
+    return [{"tool_calls": batch}] if batch else deltas
