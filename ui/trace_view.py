@@ -4,6 +4,10 @@ Pure data, no gradio: a trace message is a chat-message dict (`role`, `content`,
 `title`, `id`, `parent_id`, `status`, `duration`, `log`), the format a messages chatbot renders
 as foldable, nestable steps. `TurnView.apply(event)` is the one place an event becomes a change
 on the page; `render(events)` replays a whole turn. `ui.page_values` makes the page's values.
+
+Applying an event costs what it holds, plus at most a Thought preview's worth, never the trace
+before it: a stored or uploaded turn of 200,000 events replays in time proportional to its size
+(re-reading the whole trace at each event once took 37 s for 20,000).
 """
 
 from __future__ import annotations
@@ -46,6 +50,11 @@ from .labels import (
 
 _ACTION_CUT = re.compile(r"\n?\s*(Action\s*Input|Action|Answer|Final Answer)\s*[:：]", re.I)
 _THOUGHT_LABEL = re.compile(r"^\s*Thought\s*[:：]\s*", re.I)
+# A streaming Thought shows at most this much (the step's Thought event then gives it whole);
+# past it, more text of the step changes nothing shown and costs nothing.
+PREVIEW_CHARS = 4_000
+# How far back from new text a label may begin: new text is searched from there on.
+_CUT_REACH = 64
 
 
 def _json(value: Any) -> str:
@@ -62,6 +71,32 @@ def streaming_thought(raw: str) -> str:
     return _THOUGHT_LABEL.sub("", raw[: match.start()] if match else raw).strip()
 
 
+class _ThoughtPreview:
+    """`streaming_thought` of one step's text as it grows, reading each piece once: the search
+    for the Action label goes on from just before the new piece, and the text stops growing
+    once the label is found or the preview is full."""
+
+    def __init__(self) -> None:
+        self.raw = ""
+        self.final: str | None = None  # the preview, once nothing can change it
+
+    def feed(self, text: str) -> str:
+        """The preview with `text` added."""
+        if self.final is not None:
+            return self.final
+        start = max(0, len(self.raw) - _CUT_REACH)
+        self.raw += text[: PREVIEW_CHARS + _CUT_REACH - len(self.raw)]
+        match = _ACTION_CUT.search(self.raw, start)
+        if match is not None:
+            self.final = _THOUGHT_LABEL.sub("", self.raw[: match.start()]).strip()
+        elif len(self.raw) >= PREVIEW_CHARS:
+            self.final = _THOUGHT_LABEL.sub("", self.raw[:PREVIEW_CHARS]).strip() + "…"
+        else:
+            return _THOUGHT_LABEL.sub("", self.raw).strip()
+        self.raw = ""
+        return self.final
+
+
 class TurnView:
     """The trace messages and the answer of one turn, updated event by event.
 
@@ -75,7 +110,7 @@ class TurnView:
         self.words = words(language)
         self.turn_id = f"turn-{number}"
         self.messages: list[dict[str, Any]] = []
-        self.answer = ""
+        self._answer: list[str] = []  # pieces, joined when read: deltas add without copying
         self.final: AnswerEvent | AskUserEvent | ApprovalEvent | ErrorEvent | None = None
         self.model = ""
         self.offline = False
@@ -87,7 +122,11 @@ class TurnView:
         self.made: list[Any] = []
         self.tool_calls = 0
         self._by_id: dict[str, dict[str, Any]] = {}
-        self._raw: dict[int, str] = {}
+        self._previews: dict[int, _ThoughtPreview] = {}
+        # Thought messages still pending, so closing them does not walk the whole trace.
+        self._open_thoughts: list[dict[str, Any]] = []
+        # Each call's content before its result, so a result replaces rather than piles up.
+        self._call_heads: dict[str, str] = {}
         self._seq = 0
         title = self.words["turn"].format(n=number)
         if question:
@@ -117,8 +156,8 @@ class TurnView:
                 self.notices.append(event.message)
                 self._add(self._next("notice"), w["notice"], event.message, status="done")
             case ModelDeltaEvent():
-                self._raw[event.step] = self._raw.get(event.step, "") + event.text
-                thought = streaming_thought(self._raw[event.step])
+                preview = self._previews.setdefault(event.step, _ThoughtPreview())
+                thought = preview.feed(event.text)
                 key = f"thought-{event.step}"
                 if key in self._by_id:
                     self._by_id[key]["content"] = thought or w["thinking"]
@@ -175,7 +214,7 @@ class TurnView:
                     lines.insert(0, w["by_policy"])
                 self._add(self._next("decision"), title, "\n\n".join(lines), status="done")
             case AnswerDeltaEvent():
-                self.answer += event.text
+                self._answer.append(event.text)
             case AnswerEvent():
                 self.final = event
                 self.answer = event.text
@@ -216,6 +255,16 @@ class TurnView:
         self.answer = f"{self.answer}…\n\n{w['stopped_text']}" if self.answer else w["stopped_text"]
 
     @property
+    def answer(self) -> str:
+        if len(self._answer) > 1:
+            self._answer = ["".join(self._answer)]
+        return self._answer[0] if self._answer else ""
+
+    @answer.setter
+    def answer(self, text: str) -> None:
+        self._answer = [text]
+
+    @property
     def done(self) -> bool:
         return self.final is not None or self.stopped
 
@@ -248,10 +297,13 @@ class TurnView:
         if key not in self._by_id:
             self._add(key, w["named"].format(w["tool"], event.tool), "")
         message = self._by_id[key]
+        # A second result for the same call (only a damaged or hostile trace has one) replaces
+        # the first.
+        head = self._call_heads.setdefault(key, str(message["content"]))
         failed = w["aside"].format(w["failed"])
         label = w["result"] if event.ok else w["result"] + failed
         text = event.text if event.ok else (event.error or event.text)
-        body = f"{message['content']}\n\n**{label}**\n\n{text}".strip()
+        body = f"{head}\n\n**{label}**\n\n{text}".strip()
         paths = [i.path for i in event.images if i.path]
         message["content"] = [body, *({"path": p} for p in paths)] if paths else body
         took = self._took(event.duration)
@@ -289,10 +341,11 @@ class TurnView:
             self._add(key, title, content, status="done", log=status_word)
 
     def _close_thoughts(self) -> None:
-        for message in self.messages:
+        for message in self._open_thoughts:
             meta = message["metadata"]
-            if "/thought-" in str(meta.get("id", "")) and meta.get("status") == "pending":
+            if meta.get("status") == "pending":
                 meta["status"] = "done"
+        self._open_thoughts.clear()
 
     def _next(self, kind: str) -> str:
         self._seq += 1
@@ -317,6 +370,9 @@ class TurnView:
         message = {"role": "assistant", "content": content, "metadata": meta}
         self.messages.append(message)
         self._by_id[key] = message
+        self._call_heads.pop(key, None)  # a call made again under its id starts afresh
+        if key.startswith("thought-") and status == "pending":
+            self._open_thoughts.append(message)
         return message
 
 
