@@ -10,6 +10,7 @@ costs one log line and one sentence, not a traceback per request.
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 import gradio as gr
@@ -59,6 +60,19 @@ class Page(gr.Blocks):
             if blocking:  # the server has stopped (Ctrl+C, SIGTERM): its cached files go
                 dropped = drop_cache(self)
                 log.info("Removed %d file(s) of this page from Gradio's cache.", dropped)
+
+    def block_thread(self) -> None:
+        """Gradio's wait for Ctrl+C (and SIGTERM, `ui.process_folders`), except that the
+        server stops at once: uvicorn would otherwise wait up to 5 s for open event streams,
+        and a stopping Space or a supervisor should not wait on a browser left open."""
+        try:
+            while self.is_running:
+                time.sleep(0.1)
+        except (KeyboardInterrupt, OSError):
+            log.info("Stopping the server.")
+            if self.server is not None:
+                self.server.force_exit = True
+                self.server.close()
 
     def _sweeping(self, app: Any) -> Any:
         idle = self.page_settings.session_idle_minutes * 60
