@@ -6,6 +6,10 @@ in a file (`--session FILE`, `--continue`) so a question the agent asked (or a c
 approval) can be answered by the next call.
 `--json` prints every event as one JSON line in the trace export format.
 
+Whoever runs the command is its operator: `--approve` is the approval policy for the run in
+place of AGENT_APPROVAL, which holds when the flag is not given (the page's callers, by
+contrast, may only lower the operator's policy: `agent.approval.effective_policy`).
+
 Exit code 0 when the turn answered, asked or ended, 1 on an error, 2 for bad arguments.
 """
 
@@ -243,7 +247,8 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.ArgumentParser, argpars
         "--approve",
         choices=["ask", "always", "never"],
         help="before a tool that acts on the outside world runs: ask (reply yes or no), "
-        "always run it, or never (default: AGENT_APPROVAL, else ask)",
+        "always run it, or never; given, it replaces AGENT_APPROVAL (default: AGENT_APPROVAL, "
+        "else ask)",
     )
     shown = parser.add_mutually_exclusive_group()
     shown.add_argument("--quiet", action="store_true", help="print only the answer")

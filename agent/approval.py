@@ -9,7 +9,11 @@ runs it with new arguments (checked as any arguments are; ones that do not fit l
 waiting, with one sentence saying why), deny becomes the Observation the model reads. Any
 other message drops the call and is a new request. `always` lets the tool act without asking
 for the rest of the conversation. The `always` policy runs every call; `never` refuses every
-such call, and the model reads that it was refused.
+such call (one allowed earlier, or waiting for approval, too), and the model reads that it was
+refused.
+
+The operator's AGENT_APPROVAL is the ceiling for every caller (`effective_policy`): the page,
+`/chat`, `/ask`, a scenario, MCP and the command line may ask for less, never more.
 """
 
 from __future__ import annotations
@@ -119,12 +123,35 @@ def check_policy(policy: str) -> str:
     return policy
 
 
+# From the least to the most a caller may let tools do.
+_PERMITS = {"never": 0, "ask": 1, "always": 2}
+
+
+def effective_policy(operator: str, requested: str | None = None, attended: bool = True) -> str:
+    """The policy a turn runs with: what the caller `requested` (a scenario, `/ask`'s second
+    argument, an MCP client), never more than the `operator`'s AGENT_APPROVAL, which is also
+    what a caller that asks for nothing gets. Where nobody is there to be asked (`attended`
+    False: scenario runs from the page, MCP's one-turn `ask_agent`), `ask` means `never`,
+    unless the operator lets such calls run anyway (`always`): a scenario's next turn, or the
+    next call of a script, would otherwise approve a call the operator wanted a person for.
+    Raises ValueError for a policy that is none of ask, always, never."""
+    operator = check_policy(operator)
+    policy = operator if requested is None else check_policy(requested)
+    policy = min(policy, operator, key=_PERMITS.__getitem__)
+    if policy == "ask" and not attended and operator != "always":
+        return "never"
+    return policy
+
+
 def gate(turn: TurnState, ready: acting.Ready) -> Terminal | acting.Ready | None:
     """The call, when it may run now; else the turn's approval question, or None when the
     policy refused it (the model reads that as the call's Observation)."""
     tool, session = ready.tool, turn.session
     policy = turn.agent.approval
-    if not tool.acts_on_world or policy == "always" or tool.name in session.allowed_tools:
+    # `never` holds even for a tool allowed earlier in the conversation (a saved session, a
+    # policy lowered since): the turn's policy is the last word.
+    allowed = policy != "never" and tool.name in session.allowed_tools
+    if not tool.acts_on_world or policy == "always" or allowed:
         return ready
     call_id = ready.call_id or uuid.uuid4().hex[:10]
     if policy == "never":
@@ -188,6 +215,15 @@ async def resume(turn: TurnState, decision: ApprovalDecision | None) -> Terminal
         session.approval = None
         turn.emit(_decided(pending, "cancel", pending.arguments))
         return None
+    if turn.agent.approval == "never" and decision.action != "deny":
+        # The call waited under a policy that asked; this turn's refuses it, approval or not.
+        session.approval = None
+        turn.emit(_decided(pending, "deny", pending.arguments, by="policy"))
+        _restore(turn, pending)
+        replay = action_text(pending.thought, tool.name, pending.arguments, pending.thought_data)
+        observation = sentence(turn.language, "refused", tool=tool.name)
+        turn.record(replay, observation, ok=False, tool=tool.name, call=_call(pending))
+        return None
     if decision.action == "deny":
         session.approval = None
         turn.emit(_decided(pending, "deny", pending.arguments))
@@ -241,7 +277,11 @@ def _edited(value: dict[str, Any] | str | None, language: str) -> dict[str, Any]
 
 
 def _decided(
-    pending: PendingApproval, decision: Any, arguments: dict[str, Any], always: bool = False
+    pending: PendingApproval,
+    decision: Any,
+    arguments: dict[str, Any],
+    always: bool = False,
+    by: Literal["user", "policy"] = "user",
 ) -> ApprovalDecisionEvent:
     return ApprovalDecisionEvent(
         call_id=pending.call_id,
@@ -249,6 +289,7 @@ def _decided(
         decision=decision,
         arguments=arguments,
         always=always,
+        by=by,
     )
 
 

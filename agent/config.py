@@ -42,8 +42,8 @@ class Settings(BaseSettings):
     rest are AGENT_* (e.g. AGENT_LANGUAGE=zh), or named by the plugin they belong to
     (WEATHER_BASE_URL). Nothing else in the app reads the environment, except a plugin
     manifest's own variables (`tools.plugins.manifest_variable`), SPACE_ID, whose presence
-    makes AGENT_PUBLIC's default true, and the OpenTelemetry SDK, which reads its other OTEL_*
-    settings (headers, service name) itself once tracing is on.
+    makes AGENT_PUBLIC's and AGENT_TRUST_PROXY's defaults true, and the OpenTelemetry SDK,
+    which reads its other OTEL_* settings (headers, service name) itself once tracing is on.
     """
 
     # Unknown keyword settings are refused, so a typo fails loudly instead of being ignored.
@@ -75,7 +75,8 @@ class Settings(BaseSettings):
         default=None, validation_alias="AGENT_TOOL_PROTOCOL"
     )
     # Before a tool that acts on the outside world runs: ask the person (ask), run it (always)
-    # or refuse every such call (never). Read-only tools never ask.
+    # or refuse every such call (never). Read-only tools never ask. The ceiling for every
+    # caller (`agent.approval.effective_policy`): a scenario, `/ask` or MCP may ask for less.
     approval: Literal["ask", "always", "never"] = Field(
         default="ask", validation_alias="AGENT_APPROVAL"
     )
@@ -112,6 +113,21 @@ class Settings(BaseSettings):
     )
     turns_per_session: int = Field(
         default=500, ge=0, le=10_000_000, validation_alias="AGENT_TURNS_PER_SESSION"
+    )
+    # Turns one client address may start in any minute, all its conversations, `/chat`, `/ask`
+    # and MCP together; and turns everyone together may start on the operator's key (or
+    # configured endpoint) in any minute. 0 turns a limit off.
+    client_turns_per_minute: int = Field(
+        default=60, ge=0, le=100_000, validation_alias="AGENT_CLIENT_TURNS_PER_MINUTE"
+    )
+    server_turns_per_minute: int = Field(
+        default=120, ge=0, le=1_000_000, validation_alias="AGENT_SERVER_TURNS_PER_MINUTE"
+    )
+    # Whether a proxy in front of the server writes the client's address in X-Forwarded-For
+    # (true on a Hugging Face Space, which sets SPACE_ID). Without one, the header is anyone's
+    # to write, and the connection's own address is the client's.
+    trust_proxy: bool = Field(
+        default_factory=lambda: "SPACE_ID" in os.environ, validation_alias="AGENT_TRUST_PROXY"
     )
     # A conversation nobody has used for this long is closed and its files removed.
     session_idle_minutes: float = Field(

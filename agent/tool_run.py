@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 import logging
 import time
@@ -79,7 +80,9 @@ async def _in_thread(run: Callable[..., Any], args: Any, ctx: ToolContext, timeo
         loop.call_soon_threadsafe(started.set)
         return run(args, ctx)
 
-    future = left_behind(loop.run_in_executor(_TOOL_THREADS, work))
+    # In the caller's context, as `asyncio.to_thread` runs a function: a tool sees who the
+    # turn is for (`tools.ocr_pool.READER`) and the turn's tracing span.
+    future = left_behind(loop.run_in_executor(_TOOL_THREADS, contextvars.copy_context().run, work))
     waiting = asyncio.ensure_future(started.wait())
     await asyncio.wait({future, waiting}, return_when=asyncio.FIRST_COMPLETED)
     waiting.cancel()

@@ -11,7 +11,8 @@ Recorded: turns and errors (a turn that failed or did not end with the expected 
 tracebacks in the app's log), p50/p95 turn time, the app's memory (RSS, sampled every second),
 and the disk under the app's temporary folder (its sessions, traces and Gradio's cache) before
 the load, at its end, and once the idle time has passed. The per-conversation turn limits are
-off here (AGENT_TURNS_PER_MINUTE=0): a conversation sends a turn a second, faster than a person.
+off here (AGENT_TURNS_PER_MINUTE=0), and so are the address's and the server key's: a
+conversation sends a turn a second, faster than a person, and every one is from 127.0.0.1.
 
 Run from the repository root:
 
@@ -135,6 +136,8 @@ def start_app(model_url: str, temp: Path, idle_minutes: float, log: Path) -> tup
         AGENT_MODEL="test-model",
         AGENT_SESSION_IDLE_MINUTES=f"{idle_minutes:g}",
         AGENT_TURNS_PER_MINUTE="0",
+        AGENT_CLIENT_TURNS_PER_MINUTE="0",
+        AGENT_SERVER_TURNS_PER_MINUTE="0",
         # The scripted replies are ReAct text, read by the observation they end on.
         AGENT_TOOL_PROTOCOL="react",
         GRADIO_SERVER_NAME="127.0.0.1",

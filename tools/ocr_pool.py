@@ -12,6 +12,9 @@ time one is needed.
 - Waiting for a free worker counts against the caller's deadline (`WorkersBusy` says so).
   At most `queue` calls wait (default three per worker): each holds one of the agent's tool
   threads while it waits, and the other tools need those too.
+- One reader (`READER`, the client the page or an MCP call sets it to) holds at most
+  `per_reader` workers (default one) and has at most `waiting_per_reader` calls waiting, so a
+  burst from one client leaves a worker, and places in line, for everyone else.
 - Every pool is shut down at exit; a worker whose parent dies ends by itself
   (`tools.ocr_worker`).
 """
@@ -24,12 +27,15 @@ import os
 import threading
 import time
 import weakref
+from collections import Counter
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 from tools.ocr_process import SLICE, EngineSpec, EngineUnavailable, WorkerLost, WorkerProcess
 
 __all__ = [
+    "READER",
     "EngineFailed",
     "EngineSpec",
     "EngineUnavailable",
@@ -43,6 +49,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 DEFAULT_SIZE = 2
+# Who a reading is for (a client's address); None is nobody in particular (warm-up, the
+# command line). The agent's tool threads see the value of the turn that called the tool.
+READER: ContextVar[str | None] = ContextVar("ocr_reader", default=None)
 
 _POOLS: weakref.WeakSet[OcrPool] = weakref.WeakSet()
 
@@ -74,18 +83,30 @@ class _Slot:
         self.number = number
         self.worker: WorkerProcess | None = None
         self.busy = False
+        self.reader: str | None = None
 
 
 class OcrPool:
     def __init__(
-        self, engine: EngineSpec, size: int | None = None, queue: int | None = None
+        self,
+        engine: EngineSpec,
+        size: int | None = None,
+        queue: int | None = None,
+        per_reader: int = 1,
+        waiting_per_reader: int = 2,
     ) -> None:
         self.engine = engine
         self.size = max(1, min(size or DEFAULT_SIZE, os.cpu_count() or 1))
         self.queue = 3 * self.size if queue is None else queue
+        self.per_reader = max(1, per_reader)
+        self.waiting_per_reader = max(0, waiting_per_reader)
         self._slots = [_Slot(number) for number in range(self.size)]
         self._free = threading.Condition()
         self._waiting = 0
+        # Workers held and calls waiting, per reader (None, nobody in particular, is not held
+        # to a share).
+        self._held: Counter[str] = Counter()
+        self._queued: Counter[str] = Counter()
         _POOLS.add(self)
 
     def loaded(self) -> bool:
@@ -155,30 +176,42 @@ class OcrPool:
     def _acquire(
         self, cancelled: Callable[[], bool], deadline: float | None, note: Callable[[str], None]
     ) -> _Slot:
+        reader = READER.get()
         with self._free:
-            slot = self._take()
+            slot = self._take(reader)
             if slot is None:
-                if self._waiting >= self.queue:
+                mine = self._queued[reader] if reader is not None else 0
+                if self._waiting >= self.queue or mine >= self.waiting_per_reader:
                     raise WorkersBusy(0.0, self._waiting)
                 self._waiting += 1
+                if reader is not None:
+                    self._queued[reader] += 1
         if slot is None:
             try:
-                slot = self._wait_for_slot(cancelled, deadline, note)
+                slot = self._wait_for_slot(reader, cancelled, deadline, note)
             finally:
                 with self._free:
                     self._waiting -= 1
+                    if reader is not None:
+                        self._queued[reader] -= 1
+                        if self._queued[reader] <= 0:
+                            del self._queued[reader]
         if slot.worker is not None and slot.worker.ended():
             self._drop(slot)  # ended while idle; a fresh one starts on the next send
         return slot
 
     def _wait_for_slot(
-        self, cancelled: Callable[[], bool], deadline: float | None, note: Callable[[str], None]
+        self,
+        reader: str | None,
+        cancelled: Callable[[], bool],
+        deadline: float | None,
+        note: Callable[[str], None],
     ) -> _Slot:
         began = time.monotonic()
         note("waiting")
         while True:
             with self._free:
-                slot = self._take()
+                slot = self._take(reader)
                 if slot is not None:
                     return slot
                 left = SLICE if deadline is None else min(SLICE, deadline - time.monotonic())
@@ -189,10 +222,15 @@ class OcrPool:
             if deadline is not None and time.monotonic() >= deadline:
                 raise WorkersBusy(time.monotonic() - began)
 
-    def _take(self) -> _Slot | None:
+    def _take(self, reader: str | None = None) -> _Slot | None:
+        if reader is not None and self._held[reader] >= self.per_reader:
+            return None  # its share is in use: the other workers stay for other readers
         slot = self._pick()
         if slot is not None:
             slot.busy = True
+            slot.reader = reader
+            if reader is not None:
+                self._held[reader] += 1
         return slot
 
     def _pick(self) -> _Slot | None:
@@ -204,7 +242,13 @@ class OcrPool:
     def _release(self, slot: _Slot) -> None:
         with self._free:
             slot.busy = False
-            self._free.notify()
+            reader, slot.reader = slot.reader, None
+            if reader is not None:
+                self._held[reader] -= 1
+                if self._held[reader] <= 0:
+                    del self._held[reader]
+            # Every waiter looks: the first one woken may be a reader whose share is in use.
+            self._free.notify_all()
 
     def _send(self, slot: _Slot, message: Any) -> None:
         if slot.worker is None:

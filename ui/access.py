@@ -11,13 +11,20 @@ checked when a turn starts, whatever sent it:
   sentence whatever the port; and every failure to use it reads the same, so the page cannot
   be used to map the server's network.
 - Turns per conversation, per minute and in all (AGENT_TURNS_PER_MINUTE,
-  AGENT_TURNS_PER_SESSION), whoever's key it is.
+  AGENT_TURNS_PER_SESSION), and per client address per minute (AGENT_CLIENT_TURNS_PER_MINUTE),
+  whoever's key it is; and per minute on the operator's key from everyone together
+  (AGENT_SERVER_TURNS_PER_MINUTE). A turn is counted as it starts, before anything of it runs,
+  wherever it comes from (the page, `/chat`, `/ask`, MCP's `ask_agent`, each turn of a
+  scenario run on a hosted model): `admit` checks and counts in one step, so turns started at
+  the same moment cannot all pass the same last free place.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 import time
+from collections import deque
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -26,6 +33,7 @@ from agent.events import ErrorEvent, NoticeEvent
 from agent.models.public_only import refused_address as refused_address  # the rule, here too
 from agent.models.public_only import url_problem as public_url_problem
 
+from .client_address import client_address, current_request
 from .labels import t
 
 if TYPE_CHECKING:
@@ -42,6 +50,10 @@ SERVICE_KINDS = frozenset(
         *("connection", "cut_off", "empty", "http", "not_found"),
     }
 )
+# The window of the per-minute limits, in seconds.
+MINUTE = 60.0
+# Addresses remembered before the ones with no turn in the last minute are forgotten.
+_FORGET_AFTER = 1024
 
 
 def normal_url(url: str) -> str:
@@ -66,6 +78,12 @@ class Access:
         self.configured = normal_url(settings.default_choice().base_url)
         self.known = {"", self.configured, *(normal_url(u) for u in WELL_KNOWN_URLS)}
         self.allowed = settings.model_allow_list()
+        # Turn starts in the last minute (at most as many as the limit), per client address,
+        # and on the operator's key from everyone. Threads check too (`take_message`).
+        self._lock = threading.RLock()
+        self._clients: dict[str, deque[float]] = {}
+        self._forget_at = _FORGET_AFTER
+        self._server: deque[float] = deque(maxlen=max(1, settings.server_turns_per_minute))
 
     # -- settings -------------------------------------------------------------------------------
 
@@ -147,26 +165,101 @@ class Access:
 
     # -- how often ------------------------------------------------------------------------------
 
-    def turn_problem(self, state: PageState | None, now: float | None = None) -> str | None:
-        """Why this conversation may not start a turn now, or None."""
-        if state is None:
-            return None
-        env, language = self.env, state.prefs.language
+    def client(self) -> str | None:
+        """The address of the client whose event is running, as the limits count it."""
+        return client_address(current_request(), self.env.trust_proxy)
+
+    def turn_problem(
+        self,
+        state: PageState | None,
+        now: float | None = None,
+        *,
+        prefs: Prefs | None = None,
+        client: str | None = None,
+    ) -> str | None:
+        """Why a turn may not start now, or None: the conversation's limits (`state`, None for
+        MCP's one-turn conversations), the client's (`client`, by default the running event's)
+        and, on the operator's key, everyone's. `prefs` are the turn's settings (by default the
+        conversation's)."""
+        if prefs is None and state is not None:
+            prefs = state.prefs
+        language = prefs.language if prefs is not None else self.env.language
         now = time.monotonic() if now is None else now
-        if env.turns_per_session and state.turns_started >= env.turns_per_session:
-            return t("limit_session", language).format(limit=env.turns_per_session)
-        starts = state.turn_starts
-        if env.turns_per_minute and len(starts) >= env.turns_per_minute:
-            oldest = starts[-env.turns_per_minute]
-            if now - oldest < 60:
-                seconds = max(1, math.ceil(60 - (now - oldest)))
-                return t("limit_minute", language).format(
-                    limit=env.turns_per_minute, seconds=seconds
-                )
+        env = self.env
+        if state is not None:
+            if env.turns_per_session and state.turns_started >= env.turns_per_session:
+                return t("limit_session", language).format(limit=env.turns_per_session)
+            wait = _wait(state.turn_starts, env.turns_per_minute, now)
+            if wait:
+                return t("limit_minute", language).format(limit=env.turns_per_minute, seconds=wait)
+        client = client or self.client()
+        with self._lock:
+            wait = _wait(self._clients.get(client or "", ()), env.client_turns_per_minute, now)
+            if client and wait:
+                limit = env.client_turns_per_minute
+                return t("limit_client", language).format(limit=limit, seconds=wait)
+            wait = _wait(self._server, env.server_turns_per_minute, now)
+            if wait and prefs is not None and self.on_server_account(prefs):
+                limit = env.server_turns_per_minute
+                return t("limit_server", language).format(limit=limit, seconds=wait)
         return None
 
+    def admit(
+        self,
+        state: PageState | None,
+        now: float | None = None,
+        *,
+        prefs: Prefs | None = None,
+        client: str | None = None,
+    ) -> str | None:
+        """`turn_problem`, and when there is none the turn is counted at once, in the same
+        step: the sentence that refuses it, or None for a turn that may start."""
+        now = time.monotonic() if now is None else now
+        client = client or self.client()
+        with self._lock:
+            problem = self.turn_problem(state, now, prefs=prefs, client=client)
+            if problem is None:
+                self._count(state, prefs, client, now)
+            return problem
+
     def count_turn(self, state: PageState, now: float | None = None) -> None:
-        state.turns_started += 1
-        state.turn_starts.append(time.monotonic() if now is None else now)
-        # Only the latest `turns_per_minute` starts ever matter.
-        del state.turn_starts[: -max(1, self.env.turns_per_minute)]
+        """Count a turn of `state` that started without `admit`."""
+        with self._lock:
+            self._count(state, None, None, time.monotonic() if now is None else now)
+
+    def _count(
+        self, state: PageState | None, prefs: Prefs | None, client: str | None, now: float
+    ) -> None:
+        if state is not None:
+            state.turns_started += 1
+            state.turn_starts.append(now)
+            # Only the latest `turns_per_minute` starts ever matter.
+            del state.turn_starts[: -max(1, self.env.turns_per_minute)]
+            prefs = prefs if prefs is not None else state.prefs
+        if client and self.env.client_turns_per_minute:
+            if client not in self._clients and len(self._clients) >= self._forget_at:
+                self._forget(now)
+            starts = self._clients.setdefault(
+                client, deque(maxlen=self.env.client_turns_per_minute)
+            )
+            starts.append(now)
+        if prefs is not None and self.on_server_account(prefs):
+            self._server.append(now)
+
+    def _forget(self, now: float) -> None:
+        """Drop the addresses with no turn in the last minute; the next sweep waits until the
+        map has doubled, so a crowd of addresses costs no more than a sweep per doubling."""
+        for address in [a for a, starts in self._clients.items() if now - starts[-1] >= MINUTE]:
+            del self._clients[address]
+        self._forget_at = max(_FORGET_AFTER, 2 * len(self._clients))
+
+
+def _wait(starts: Any, limit: int, now: float) -> int:
+    """Seconds until one more start fits `limit` starts a minute, given the latest `starts`
+    (oldest first); 0 when it fits now or there is no limit."""
+    if not limit or len(starts) < limit:
+        return 0
+    oldest = starts[-limit]
+    if now - oldest >= MINUTE:
+        return 0
+    return max(1, math.ceil(MINUTE - (now - oldest)))

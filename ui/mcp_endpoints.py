@@ -8,6 +8,14 @@ from an http(s) URL or a data URL (`data:image/png;base64,…`); each call loads
 store of its own, runs the tool through a `ToolContext` as the agent would, and removes the
 store. These endpoints exist only with the MCP server on: otherwise `/chat`, `/ask` and `/reset`
 (`ui.script_api`, hidden from MCP there) are the page's only named endpoints.
+
+Every call waits its turn in a line (`ui.lanes`): the tools a few at once, `ask_agent` more,
+each client at most two at once and two waiting, and a call that finds the line full is
+refused in one sentence. Read text from one client holds at most one OCR worker
+(`tools.ocr_pool.READER`). `ask_agent` counts against the turn limits (`ui.access`) before its
+turn runs, and nobody is there to approve a call: the operator's policy decides, `ask` meaning
+`never` (`agent.approval.effective_policy`). The endpoints are not in Gradio's queue, whose
+MCP path loses the caller's address (`ui.lanes`).
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ import contextlib
 import inspect
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import gradio as gr
@@ -31,8 +39,10 @@ from agent.config import ModelNotConfigured
 from agent.images import ImageRejected, ImageStore
 from agent.tool_run import call_tool, one_line, timeout_for
 from tools.base import Tool, ToolContext, ToolInputError
+from tools.ocr_pool import READER
 
 from .handlers import PageHandlers
+from .lanes import Lanes, LineFull
 
 # The tools offered to MCP clients, by name: a stable list, not whatever happens to be loaded.
 EXPOSED = (
@@ -52,24 +62,33 @@ IMAGE_PARAMETER = "The image: an http(s) URL, or a data URL such as data:image/p
 # The page's own endpoints, which mean nothing to an MCP client (they take and return page
 # state); ask_agent does their job.
 PAGE_ONLY = ("chat",)
+# How many tool calls and `ask_agent` turns run at once, in all and per client, and how many
+# wait (in all; each client at most two). The tools are CPU work on a shared machine.
+TOOLS_AT_ONCE, TOOL_CALLS_WAITING = 4, 16
+TURNS_AT_ONCE, TURNS_WAITING = 16, 32
+PER_CLIENT = 2
+BUSY = "The server is busy with other calls; try again in a moment."
 
 
 def add_mcp_endpoints(demo: gr.Blocks, page: PageHandlers) -> None:
     """Add the MCP endpoints to `demo`; call inside its `with gr.Blocks()`."""
     tools = {tool.name: tool for tool in page.tools}
+    tool_lanes = Lanes(TOOLS_AT_ONCE, PER_CLIENT, TOOL_CALLS_WAITING)
+    turn_lanes = Lanes(TURNS_AT_ONCE, PER_CLIENT, TURNS_WAITING)
     with gr.Column(visible=False):
         trigger = gr.Button(visible=False)  # never pressed: the endpoints are for MCP only
         for name in EXPOSED:
             if name in tools:
-                _tool_endpoint(trigger, tools[name], page)
+                _tool_endpoint(trigger, tools[name], page, tool_lanes)
         answer = gr.Textbox()
         text = Api(None, {"type": "string"}, label="text")
         images = Api(None, {"type": "array", "items": {"type": "string"}}, label="images")
         trigger.click(
-            _ask_agent(page),
+            _ask_agent(page, turn_lanes),
             [text, images],
             answer,
             api_name="ask_agent",
+            queue=False,
             show_progress="hidden",
         )
     for block_fn in demo.fns.values():
@@ -78,7 +97,19 @@ def add_mcp_endpoints(demo: gr.Blocks, page: PageHandlers) -> None:
             getattr(block_fn.fn, "__func__", block_fn.fn)._mcp_type = "page"
 
 
-def _tool_endpoint(trigger: gr.Button, tool: Tool, page: PageHandlers) -> None:
+async def in_line(lanes: Lanes, page: PageHandlers, call: Callable[[], Awaitable[Any]]) -> Any:
+    """`call()`, once it has a place in `lanes` for the client of the running request; a full
+    line is the sentence the client reads. The OCR workers it uses count as that client's."""
+    client = page.access.client()
+    try:
+        async with lanes.lane(client):
+            READER.set(client)
+            return await call()
+    except LineFull:
+        raise gr.Error(BUSY, print_exception=False) from None
+
+
+def _tool_endpoint(trigger: gr.Button, tool: Tool, page: PageHandlers, lanes: Lanes) -> None:
     properties = tool.schema().get("properties", {})
     parameters, inputs, lines = [], [], []
     for field, info in tool.Args.model_fields.items():
@@ -97,7 +128,7 @@ def _tool_endpoint(trigger: gr.Button, tool: Tool, page: PageHandlers) -> None:
 
     async def endpoint(*values: Any) -> Any:
         given = dict(zip((p.name for p in parameters), values, strict=True))
-        return await run_tool(tool, given, page)
+        return await in_line(lanes, page, lambda: run_tool(tool, given, page))
 
     endpoint.__name__ = tool.name
     endpoint.__doc__ = f"{tool.description}\n\nArgs:\n" + "\n".join(lines)
@@ -146,7 +177,7 @@ async def run_tool(tool: Tool, given: dict[str, Any], page: PageHandlers) -> Any
         shutil.rmtree(store.root, ignore_errors=True)
 
 
-def _ask_agent(page: PageHandlers) -> Callable[..., Any]:
+def _ask_agent(page: PageHandlers, lanes: Lanes) -> Callable[..., Any]:
     async def ask_agent(text: str, images: list[str] | None = None) -> str:
         """Ask the multimodal agent a question, with images if you have them: it reads text
         (OCR), zooms, scans QR codes and barcodes, lists colours, calculates, converts units
@@ -157,7 +188,7 @@ def _ask_agent(page: PageHandlers) -> Callable[..., Any]:
             text: The question or request, in English or Chinese.
             images: Images to ask about: http(s) URLs or data URLs (data:image/png;base64,...).
         """
-        return await run_turn(page, text or "", images or [])
+        return await in_line(lanes, page, lambda: run_turn(page, text or "", images or []))
 
     return ask_agent
 
@@ -169,9 +200,14 @@ async def run_turn(page: PageHandlers, text: str, images: list[str]) -> str:
         model = page.make_model(prefs)
     except ModelNotConfigured as error:
         raise gr.Error(str(error), print_exception=False) from None
+    # Counted before anything of it runs, the images' downloads included; a message the page
+    # would refuse is refused here too.
+    problem = page.refusal({"text": text, "files": images}, prefs.language)
+    problem = problem or page.access.admit(None, prefs=prefs)
+    if problem:
+        raise gr.Error(problem, print_exception=False)
     # A conversation of one turn has nobody to approve a call: `ask` refuses such calls.
-    approval = "never" if page.env.approval == "ask" else None
-    agent = page.agent_for(prefs, model, approval)
+    agent = page.agent_for(prefs, model, attended=False)
     session = agent.new_session()
     downloads = tempfile.mkdtemp(prefix="mcp-images-")
     try:

@@ -4,8 +4,9 @@ and what the tab shows of the results. No gradio here; `ui.scenarios_tab` wires 
 
 from __future__ import annotations
 
+import contextlib
 import html
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,8 @@ class Batch:
     names: dict[str, str] = field(default_factory=dict)
     # Where each file's images are, by the path it was read from; uploads have none.
     image_dirs: dict[str, Path] = field(default_factory=dict)
+    # The sentence of the limit that stopped the run before one of its turns, if one did.
+    refused: str | None = None
 
     def shown_results(self) -> list[RunResult]:
         """The results as the downloads name their files."""
@@ -105,21 +108,70 @@ def invalid_sentence(error: FileError, language: str) -> str:
     return sentence + (t("scenario_more_problems", language).format(n=more) if more else "")
 
 
+class TurnRefused(BaseException):
+    """A turn of a scenario may not start (a turn limit): the run stops. Not an `Exception`,
+    so that the runner, which records any exception of the agent as that scenario's crash and
+    goes on, lets it through to `run_batch`."""
+
+    def __init__(self, sentence: str) -> None:
+        super().__init__(sentence)
+        self.sentence = sentence
+
+
+class CountedAgent:
+    """An agent whose every turn is first let in by `admit()`, which counts it (the limits
+    of `ui.access`) or returns the sentence that refuses it."""
+
+    def __init__(self, agent: Any, admit: Callable[[], str | None]) -> None:
+        self.agent = agent
+        self.admit = admit
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.agent, name)
+
+    async def run(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        problem = self.admit()
+        if problem:
+            raise TurnRefused(problem)
+        async with contextlib.aclosing(self.agent.run(*args, **kwargs)) as events:
+            async for event in events:
+                yield event
+
+
 async def run_batch(
     batch: Batch,
     make_model: Callable[[], Any],
     make_agent: Callable[[Scenario, Any], Any],
     step: Callable[[int, Scenario], Awaitable[None] | None] | None = None,
+    admit: Callable[[], str | None] | None = None,
 ) -> Batch:
     """Run the batch's scenarios one after another, each with a fresh model; `step(i,
-    scenario)` is told before each (the page's progress bar)."""
+    scenario)` is told before each (the page's progress bar). With `admit`, each turn is
+    counted before it runs; the first it refuses stops the run, its sentence in
+    `batch.refused`, and the scenario under way is dropped, as Stop drops it."""
+    if admit is not None:
+        make_agent = _counted(make_agent, admit)
     for index, scenario in enumerate(batch.scenarios):
         if step is not None:
             waiting = step(index, scenario)
             if waiting is not None:
                 await waiting
-        batch.results.append(await run_scenario(scenario, make_model(), make_agent=make_agent))
+        try:
+            result = await run_scenario(scenario, make_model(), make_agent=make_agent)
+        except TurnRefused as refused:
+            batch.refused = refused.sentence
+            break
+        batch.results.append(result)
     return batch
+
+
+def _counted(
+    make_agent: Callable[[Scenario, Any], Any], admit: Callable[[], str | None]
+) -> Callable[[Scenario, Any], CountedAgent]:
+    def make(scenario: Scenario, model: Any) -> CountedAgent:
+        return CountedAgent(make_agent(scenario, model), admit)
+
+    return make
 
 
 def agent_prefs(prefs: Any, scenario: Scenario) -> Any:

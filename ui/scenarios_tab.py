@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import shutil
 import tempfile
@@ -21,6 +22,7 @@ import gradio as gr
 
 from agent.config import ModelNotConfigured
 from agent.offload import Overdue, run_quick
+from tools.ocr_pool import READER
 
 from .conversation_view import UnreadableFile, load_conversation, scenario_turns, viewer_values
 from .labels import t
@@ -119,22 +121,28 @@ class ScenarioTab:
                 progress((index, total), desc=desc, unit=t("scenario_unit", language))
 
             progress((0, total), desc=t("scenario_starting", language))
+            admit = None
+            if prefs.source != "offline":
+                # The service's turn limits count each turn a run sends to a hosted model,
+                # before it runs, with the page's own turns.
+                access = self.page.access
+                admit = functools.partial(access.admit, state, prefs=prefs, client=access.client())
+            READER.set(self.page.access.client())  # the OCR workers are shared fairly
             running = run_batch(
                 batch,
                 lambda: self.page.make_model(prefs),
+                # Nobody is there to approve a call: the operator's policy decides (ask: never).
                 lambda scenario, model: self.page.agent_for(
-                    agent_prefs(prefs, scenario), model, scenario.approval
+                    agent_prefs(prefs, scenario), model, scenario.approval, attended=False
                 ),
                 step,
+                admit,
             )
-            if await self._until_stopped(running, state):
-                sentences.insert(
-                    0, t("scenario_stopped", language).format(done=len(batch.results), total=total)
-                )
-            if state is not None and prefs.source != "offline":
-                # The service's turn limits count what a run sends to a hosted model.
-                for _ in range(sum(len(s.turns) for s in batch.scenarios)):
-                    self.page.access.count_turn(state)
+            stopped = await self._until_stopped(running, state)
+            if stopped or batch.refused:
+                done = len(batch.results)
+                said = t("scenario_stopped", language).format(done=done, total=total)
+                sentences.insert(0, f"{said} {batch.refused}" if batch.refused else said)
         self.touch(state)
         folder = state.folder if state is not None else Path(tempfile.mkdtemp(dir=traces_root()))
         json_file, junit_file = write_downloads(batch, folder)

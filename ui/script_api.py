@@ -4,7 +4,10 @@
 conversation (one `gradio_client.Client` is one session, whichever of the two it calls), but
 returns one JSON value with named fields instead of the page's chat and trace. Its second
 argument, `approval` ("ask", "always" or "never"; default: the server's AGENT_APPROVAL), is the
-approval policy for the turn's calls to tools that act on the outside world:
+approval policy for the turn's calls to tools that act on the outside world; the server's
+AGENT_APPROVAL is its ceiling (asking for more than the operator allows gets the operator's).
+Every refusal, whatever refused the turn, is the same JSON with `outcome` "error" and the
+sentence in `error`:
 
     outcome      "answer" | "ask" | "approval" | "end" | "error"
     answer       the answer's text (also for "end"), else null
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -51,6 +55,11 @@ from agent.events import (
 from .handlers import PageHandlers
 from .page_state import PageState, TurnRecord
 from .turns import file_path
+
+log = logging.getLogger(__name__)
+
+# What `/ask` says of a turn that failed for a reason of the server's own (the log has it).
+FAILED = "The server could not run this turn; try again, and report it if it happens again."
 
 
 def add_script_endpoints(
@@ -114,6 +123,9 @@ def ask_endpoint(page: PageHandlers) -> Any:
         except gr.Error as error:
             # Refused before the turn began: the message, the limits, or every upload.
             return refused_turn(str(error.message), names), state
+        except Exception:
+            log.exception("an /ask turn failed")
+            return refused_turn(FAILED, []), state
         record = next((r for r in reversed(state.turns) if id(r) not in before), None)
         if record is None:  # the turn could not start (no model): nothing was recorded
             return refused_turn("The turn could not start; check the model settings.", []), state
@@ -212,6 +224,8 @@ def attribute(message: str, file_names: Sequence[str]) -> list[dict]:
     starts = sorted(
         {(message.find(name), name) for name in set(file_names) if name and name in message}
     )
+    if not starts:  # a limit, a refused URL, a message too long: no upload to name
+        return []
     ends = [start for start, _ in starts[1:]] + [len(message)]
     return [
         {"file": name, "reason": message[start:end].strip()}

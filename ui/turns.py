@@ -18,11 +18,13 @@ from typing import Any
 
 import gradio as gr
 
+from agent.approval import effective_policy
 from agent.config import ModelNotConfigured, Settings
 from agent.events import AnswerDeltaEvent, ModelDeltaEvent, NoticeEvent, ToolProgressEvent
 from agent.images import ImageRef
 from agent.intake import message_problem, sort_images
 from agent.runner import Agent
+from tools.ocr_pool import READER
 
 from .access import Access
 from .labels import t
@@ -155,9 +157,15 @@ class TurnRunner:
             if refused:
                 raise gr.Error(" ".join(refused), print_exception=False)
             raise gr.Error(t("empty_input", prefs.language), print_exception=False)
+        # Counted here, before anything of the turn runs, and refused if a limit was reached
+        # since `_check` (another conversation of the same client started one meanwhile).
+        client = self.access.client()
+        problem = self.access.admit(state, client=client)
+        if problem:
+            raise gr.Error(problem, print_exception=False)
+        READER.set(client)  # the OCR workers are shared fairly between clients
         for sentence in refused:
             gr.Warning(sentence)
-        self.access.count_turn(state)
         session = state.session
         record = TurnRecord(
             text=text,
@@ -205,9 +213,13 @@ class TurnRunner:
             if any(r is record for r in state.turns):
                 state.stop_turn(record)
 
-    def agent_for(self, prefs: Prefs, model: Any, approval: str | None = None) -> Agent:
-        """The agent a session's settings ask for; the page and the MCP endpoints share it.
-        `approval` overrides the approval policy of the settings."""
+    def agent_for(
+        self, prefs: Prefs, model: Any, approval: str | None = None, attended: bool = True
+    ) -> Agent:
+        """The agent a session's settings ask for; the page, the scenario runs and the MCP
+        endpoints share it. `approval` is the policy the caller asks for (`/ask`, a scenario),
+        never more than the operator's; `attended` False where nobody can be asked
+        (`agent.approval.effective_policy`)."""
         return Agent(
             model,
             self.tools,
@@ -218,7 +230,7 @@ class TurnRunner:
             temperature=float(prefs.temperature),
             image_detail=prefs.image_detail,
             tool_protocol=prefs.tool_protocol,
-            approval=approval or self.env.approval,
+            approval=effective_policy(self.env.approval, approval, attended),
         )
 
     async def _run_agent(

@@ -81,7 +81,10 @@ class Scenario(_Strict):
     name: str = Field(min_length=1)
     language: Literal["en", "zh"] | None = None
     style: Literal["react", "plugin-task"] | None = None
-    # Before a tool that acts on the outside world runs; `always` so unattended runs go on.
+    # Before a tool that acts on the outside world runs: the most the scenario asks for. On
+    # the page the operator's AGENT_APPROVAL is the ceiling and, as nobody is there to be
+    # asked, `ask` means `never` unless the operator's policy is `always`; the command line
+    # (`python -m agent.scenarios`, whose operator chose the file) runs it as written.
     approval: Literal["ask", "always", "never"] = "always"
     turns: list[TurnSpec] = Field(min_length=1)
     # Where it was read from: set by the loader, never written in a file.
