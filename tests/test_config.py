@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
@@ -123,6 +124,9 @@ def test_the_server_listens_and_logs_where_the_settings_say(monkeypatch):
     monkeypatch.setattr(app, "build_demo", lambda **kwargs: Page())
     monkeypatch.setattr(app, "warm_up", lambda tools: None)
     monkeypatch.setattr(app.logging, "basicConfig", lambda **kwargs: logged.update(kwargs))
+    # The server's own run removes this process's folders when it ends, and sets a SIGTERM
+    # handler: neither is for a test process whose other tests use those folders.
+    monkeypatch.setattr(app.process_folders, "running", contextlib.nullcontext)
     app.main()
     assert (launched["server_name"], launched["server_port"]) == ("0.0.0.0", 7999)
     assert logged["level"] == "WARNING"
