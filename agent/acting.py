@@ -71,7 +71,7 @@ async def act(
     turn: TurnState, step: Step, step_no: int, call: NativeCall | None = None
 ) -> Terminal | Ready | None:
     """What the action leads to: the turn's end, a call ready to run, or None to go on."""
-    task = turn.session.task
+    task = turn.draft.task
     decision = dialogue.decide_action(
         step.tool or "",
         step.tool_input,
@@ -84,13 +84,13 @@ async def act(
         case dialogue.End(phrase=phrase):
             if task:
                 turn.emit(TaskStateEvent(tool=task.tool, status="ended"))
-            turn.session.task = None
+            turn.draft.task = None
             return AnswerEvent(text=phrase, ended=True)
         case dialogue.AskIntent(question=question):
-            turn.session.task = None
+            turn.draft.task = None
             return AskUserEvent(question=question)
         case dialogue.NoTool(intent=intent):
-            turn.session.task = None
+            turn.draft.task = None
             observation = (
                 f"No tool fits this request (intent: {intent or 'unknown'}). Answer "
                 "directly from your own knowledge and the images if you can; otherwise say "
@@ -130,7 +130,7 @@ async def use_tool(
         case dialogue.Retry(feedback=feedback):
             task.invalid_retries += 1
             task.missing = checked.missing
-            turn.session.task = task
+            turn.draft.task = task
             turn.emit(TaskStateEvent(tool=tool.name, known=task.known, missing=task.missing))
             turn.record(turn.replay(step), feedback, kind="feedback", ok=False, call=call)
             return None
@@ -138,7 +138,7 @@ async def use_tool(
             turn.emit(
                 TaskStateEvent(tool=tool.name, known=task.known, missing=missing, status="cleared")
             )
-            turn.session.task = None
+            turn.draft.task = None
             # The question as the person read it, never the fields' names.
             question = dialogue.field_question(tool, missing, turn.language)
             text = prompts.phrase(turn.language, "too_many_questions", question=question)
@@ -164,7 +164,7 @@ def ask(
     task.transcript.extend(s.text + f"\nObservation: {s.observation}" for s in turn.steps)
     task.transcript.append(ask_step)
     turn.steps.clear()
-    turn.session.task = task
+    turn.draft.task = task
     turn.emit(TaskStateEvent(tool=tool.name, known=task.known, missing=missing))
     return AskUserEvent(question=text, tool=tool.name, missing=missing)
 
@@ -226,7 +226,7 @@ async def settle(turn: TurnState, ready: Ready, result: ToolResultEvent) -> Term
         task = ready.task
         task.known, task.tool_question = ready.arguments, ready.asked
         task.tool_replies = ready.replies
-        turn.session.task = task
+        turn.draft.task = task
         return AskUserEvent(question=ready.asked, tool=tool.name)
     turn.seen_actions[ready.key] = result.text
     image_ids = [i.id for i in result.images]
@@ -235,7 +235,7 @@ async def settle(turn: TurnState, ready: Ready, result: ToolResultEvent) -> Term
         return None  # the failure is the Observation: the model may fix its call
     turn.completed[tool.name] = ready.arguments
     turn.emit(TaskStateEvent(tool=tool.name, known=ready.arguments, status="done"))
-    turn.session.task = None
+    turn.draft.task = None
     if turn.agent.style.final_answer_call and ready.call is None:
         return await final_answer(turn, ready.task.request)
     return None
@@ -266,7 +266,7 @@ async def call(
         else:
             loop.call_soon_threadsafe(turn.emit, event)
 
-    session = turn.session
+    session = turn.draft
     ctx = ToolContext(
         session.images,
         progress,
@@ -282,7 +282,7 @@ async def call(
             timeout=timeout_for(tool, turn.agent.tool_timeout),
             step=step_no,
             call_id=call_id,
-            image_info=lambda image_id: image_info(turn.session.images.get(image_id)),
+            image_info=lambda image_id: image_info(turn.draft.images.get(image_id)),
         )
     except (ToolCrashed, ToolAsks) as exc:
         turn.emit(exc.result)
@@ -294,15 +294,15 @@ async def call(
 async def resume_task(turn: TurnState) -> None:
     """A reply to a question fills the pending task; the tool's extractor reads it in code.
     The task as it stands then is shown before the model is asked anything."""
-    task = turn.session.task
+    task = turn.draft.task
     if not task:
         return
     task.transcript.append(f"Observation: {turn.text}")
     tool = turn.agent.tool_by_name.get(task.tool)
     if tool is None:
-        turn.session.task = None
+        turn.draft.task = None
         return
-    image_ids = [r.id for r in turn.refs] or turn.session.images.ids()
+    image_ids = [r.id for r in turn.refs] or turn.draft.images.ids()
     try:
         found = await run_quick(
             tool.extract, turn.text, image_ids, dict(task.known), what=f"{tool.name} extract"
@@ -322,7 +322,7 @@ def task_for(turn: TurnState, tool: Tool, given: dict[str, Any]) -> PendingTask:
     """The pending task of this tool, else a new one. A call that agrees with a task this turn
     already finished is that task again: a model repeating its call without a value the user
     gave gets the value back (and then the earlier result), not a question for it."""
-    task = turn.session.task
+    task = turn.draft.task
     if task and task.tool == tool.name:
         return task
     done = turn.completed.get(tool.name)

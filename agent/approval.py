@@ -146,11 +146,11 @@ def effective_policy(operator: str, requested: str | None = None, attended: bool
 def gate(turn: TurnState, ready: acting.Ready) -> Terminal | acting.Ready | None:
     """The call, when it may run now; else the turn's approval question, or None when the
     policy refused it (the model reads that as the call's Observation)."""
-    tool, session = ready.tool, turn.session
+    tool, draft = ready.tool, turn.draft
     policy = turn.agent.approval
     # `never` holds even for a tool allowed earlier in the conversation (a saved session, a
     # policy lowered since): the turn's policy is the last word.
-    allowed = policy != "never" and tool.name in session.allowed_tools
+    allowed = policy != "never" and tool.name in draft.allowed_tools
     if not tool.acts_on_world or policy == "always" or allowed:
         return ready
     call_id = ready.call_id or uuid.uuid4().hex[:10]
@@ -166,10 +166,10 @@ def gate(turn: TurnState, ready: acting.Ready) -> Terminal | acting.Ready | None
         )
         observation = sentence(turn.language, "refused", tool=tool.name)
         turn.record(ready.replay, observation, ok=False, tool=tool.name, call=ready.call)
-        session.task = None
+        draft.task = None
         return None
     step = ready.step
-    session.approval = PendingApproval(
+    draft.approval = PendingApproval(
         call_id=call_id,
         tool=tool.name,
         arguments=ready.arguments,
@@ -179,8 +179,8 @@ def gate(turn: TurnState, ready: acting.Ready) -> Terminal | acting.Ready | None
         task=ready.task,
         call=ready.call.model_dump() if ready.call else None,
     )
-    session.task = None
-    return question(turn, session.approval)
+    draft.task = None
+    return question(turn, draft.approval)
 
 
 def question(turn: TurnState, pending: PendingApproval, problem: str | None = None) -> Terminal:
@@ -197,27 +197,27 @@ def question(turn: TurnState, pending: PendingApproval, problem: str | None = No
 def keep_steps(turn: TurnState, final: ApprovalEvent) -> None:
     """The turn stopped for a new approval: its steps wait with the call, for the turn that
     resumes it. (A call still waiting after a decision that did not fit keeps its steps.)"""
-    if turn.session.approval is not None and final.problem is None:
-        turn.session.approval.steps = [s.model_dump(mode="json") for s in turn.steps]
+    if turn.draft.approval is not None and final.problem is None:
+        turn.draft.approval.steps = [s.model_dump(mode="json") for s in turn.steps]
 
 
 async def resume(turn: TurnState, decision: ApprovalDecision | None) -> Terminal | None:
     """The call waiting for approval, decided: run, edited and run, denied, or dropped for a new
     message. Returns the turn's end (the call still waits; a tool's question), or None to go on
     with the model."""
-    session = turn.session
-    pending = session.approval
+    draft = turn.draft
+    pending = draft.approval
     if pending is None:
         return None
     decision = decision or read_reply(turn.text)
     tool = turn.agent.tool_by_name.get(pending.tool)
     if decision is None or tool is None:
-        session.approval = None
+        draft.approval = None
         turn.emit(_decided(pending, "cancel", pending.arguments))
         return None
     if turn.agent.approval == "never" and decision.action != "deny":
         # The call waited under a policy that asked; this turn's refuses it, approval or not.
-        session.approval = None
+        draft.approval = None
         turn.emit(_decided(pending, "deny", pending.arguments, by="policy"))
         _restore(turn, pending)
         replay = action_text(pending.thought, tool.name, pending.arguments, pending.thought_data)
@@ -225,7 +225,7 @@ async def resume(turn: TurnState, decision: ApprovalDecision | None) -> Terminal
         turn.record(replay, observation, ok=False, tool=tool.name, call=_call(pending))
         return None
     if decision.action == "deny":
-        session.approval = None
+        draft.approval = None
         turn.emit(_decided(pending, "deny", pending.arguments))
         _restore(turn, pending)
         replay = action_text(pending.thought, tool.name, pending.arguments, pending.thought_data)
@@ -246,9 +246,9 @@ async def resume(turn: TurnState, decision: ApprovalDecision | None) -> Terminal
         return question(
             turn, pending, sentence(turn.language, "invalid", tool=tool.name, detail=detail)
         )
-    session.approval = None
-    if decision.always and tool.name not in session.allowed_tools:
-        session.allowed_tools.append(tool.name)
+    draft.approval = None
+    if decision.always and tool.name not in draft.allowed_tools:
+        draft.allowed_tools.append(tool.name)
     turn.emit(_decided(pending, decision.action, arguments, decision.always))
     _restore(turn, pending)
     call = _call(pending)

@@ -121,7 +121,7 @@ def _function(name: str, description: str, parameters: dict[str, Any]) -> dict[s
 
 
 def native_messages(turn: TurnState) -> list[dict[str, Any]]:
-    session, detail = turn.session, turn.agent.image_detail
+    session, detail = turn.draft, turn.agent.image_detail
     task = session.task
     state = ""
     if task:
@@ -168,7 +168,7 @@ def step_messages(steps: Sequence[StepRecord], turn: TurnState) -> list[dict[str
             parts: list[dict[str, Any]] = [
                 {"type": "text", "text": f"Images the tools made: {note}"}
             ]
-            store = turn.session.images
+            store = turn.draft.images
             parts += [image_part(store.get(i), turn.agent.image_detail) for _, i in made]  # type: ignore[arg-type]
             messages.append({"role": "user", "content": parts})
     return messages
@@ -226,7 +226,7 @@ async def step(turn: TurnState, step_no: int) -> Terminal | None:
             return acting.retry(turn, step_no, "", "The reply was empty. Call a tool or answer.")
         if _looks_like_react(content):
             return await _as_react(turn, step_no, content)
-        turn.session.task = None
+        turn.draft.task = None
         return AnswerEvent(text=content.strip())
     if content.strip():
         turn.emit(ThoughtEvent(step=step_no, text=content.strip()))
@@ -279,14 +279,14 @@ async def _as_react(turn: TurnState, step_no: int, content: str) -> Terminal | N
     try:
         action = await react.read(content, turn.known_names())
     except ParseError:
-        turn.session.task = None
+        turn.draft.task = None
         return AnswerEvent(text=content.strip())
     if action.thought:
         turn.emit(ThoughtEvent(step=step_no, text=action.thought))
     if action.kind == "answer":
         answer = (action.answer or "").strip()
         turn.emit(AnswerDeltaEvent(text=answer))
-        turn.session.task = None
+        turn.draft.task = None
         return AnswerEvent(text=answer)
     outcome = await acting.act(turn, action, step_no)
     if isinstance(outcome, acting.Ready):

@@ -55,7 +55,7 @@ async def step(turn: TurnState, step_no: int) -> Terminal | None:
         rest = answer_stream.finish()
         if rest:
             turn.emit(AnswerDeltaEvent(text=rest))
-        turn.session.task = None
+        turn.draft.task = None
         return AnswerEvent(text=(action.answer or "").strip())
     outcome = await acting.act(turn, action, step_no)
     if isinstance(outcome, acting.Ready):

@@ -44,6 +44,7 @@ from .events import (
     ApprovalEvent,
     ErrorEvent,
     Event,
+    RunStartedEvent,
 )
 from .images import ImageStore
 from .intake import Upload
@@ -163,6 +164,7 @@ class _Turn(TurnState):
         body = asyncio.ensure_future(self._body(images))
         watchdog = asyncio.ensure_future(self._watch_consumer(body, stop))
         queue = self.queue
+        run_id = ""
         try:
             while True:
                 self.waiting_since = None
@@ -170,8 +172,15 @@ class _Turn(TurnState):
                 event = queue.get_nowait() if queue else await queue.get()
                 if event is _DONE:
                     break
+                if isinstance(event, RunStartedEvent):
+                    run_id = event.run_id
                 self.waiting_since = time.monotonic()
                 yield event
+            # The consumer took the last event and came back: the turn has ended for it too,
+            # and only now does the conversation change. Closed before (Stop, a client gone),
+            # the turn commits nothing.
+            if body.done() and not body.cancelled() and body.exception() is None:
+                self.session.commit(self.draft, run_id)
         finally:
             watchdog.cancel()
             if not body.done():

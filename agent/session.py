@@ -1,5 +1,10 @@
 """One conversation: its turns, its images and its pending task. Nothing here is shared.
 
+A `Session` is the one writer of its own state. A turn never writes it: it works on a
+`draft()` and the session `commit`s the draft once, when the turn's last event has been taken.
+A turn stopped or cancelled before then commits nothing, so there is nothing to put back; and
+Retry runs the last turn again from the state before it (`reopen`), which the commit kept.
+
 `save_session` and `load_session` keep a conversation in a JSON file, so a question the agent
 asked can be answered by a later process (`python -m agent --session FILE --continue`). The
 prepared images are copied into a folder beside the file (`s.json` -> `s.images/`) and come back
@@ -13,7 +18,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from .dialogue import PendingTask
 from .images import ImageRef, ImageStore
@@ -54,12 +59,79 @@ class Session(BaseModel):
     approval: PendingApproval | None = None
     # Tools the person allowed to act without asking, for this conversation.
     allowed_tools: list[str] = Field(default_factory=list)
+    # The last commit: the turn's run id and the state it replaced (what Retry starts from).
+    _last_commit: tuple[str, _State] | None = PrivateAttr(default=None)
+
+    def draft(self) -> Session:
+        """A working copy for one turn, sharing the image store (images only ever join it,
+        under new ids). The turn writes only here."""
+        state = self._state()
+        return Session(
+            id=self.id,
+            images=self.images,
+            history=state.history,
+            task=state.task,
+            approval=state.approval,
+            allowed_tools=state.allowed_tools,
+        )
+
+    def commit(self, draft: Session, run_id: str) -> None:
+        """Make `draft`, the turn `run_id` ended with, this conversation's state."""
+        self._last_commit = (run_id, self._state())
+        self._set(_State.of(draft))
+
+    def reopen(self, run_id: str) -> None:
+        """Retry: the state from before turn `run_id`, if it was the last to commit; a turn
+        that committed nothing (stopped, refused) left the state as it was before it."""
+        if self._last_commit is not None and self._last_commit[0] == run_id:
+            self._set(self._last_commit[1])
+            self._last_commit = None
+
+    def forget_task(self) -> None:
+        """A new request (an example chosen) does not answer the question the agent asked."""
+        self.task = None
+
+    def restore(
+        self, history: list[Turn], task: PendingTask | None, last_run_id: str = ""
+    ) -> None:
+        """The agent's memory of a conversation kept elsewhere (the browser's copy).
+        `last_run_id` names its last turn when that turn is the last of `history`: Retry then
+        starts from before it."""
+        self._set(_State(history=list(history), task=task))
+        self._last_commit = None
+        if last_run_id and history:
+            self._last_commit = (last_run_id, _State(history=list(history[:-1])))
 
     def reset(self) -> None:
-        self.history.clear()
-        self.task = None
-        self.approval = None
-        self.allowed_tools.clear()
+        self._set(_State())
+
+    def _state(self) -> _State:
+        return _State.of(self)
+
+    def _set(self, state: _State) -> None:
+        self.history = state.history
+        self.task = state.task
+        self.approval = state.approval
+        self.allowed_tools = state.allowed_tools
+
+
+class _State(BaseModel):
+    """What a turn may change, as copies that share nothing with the state they came from."""
+
+    history: list[Turn] = Field(default_factory=list)
+    task: PendingTask | None = None
+    approval: PendingApproval | None = None
+    allowed_tools: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def of(cls, session: Session) -> _State:
+        # Turns are never changed in place, only added: the list is copied, not each turn.
+        return cls.model_construct(
+            history=list(session.history),
+            task=session.task.model_copy(deep=True) if session.task else None,
+            approval=session.approval.model_copy(deep=True) if session.approval else None,
+            allowed_tools=list(session.allowed_tools),
+        )
 
 
 # How a remembered turn names the images it came with whose files are gone (a conversation

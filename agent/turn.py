@@ -51,7 +51,10 @@ class TurnState:
     def __init__(self, agent: Any, text: str, session: Session) -> None:
         self.agent = agent
         self.text = text.strip()
+        # The conversation, and the copy of it this turn works on (`Session.draft`): the
+        # conversation changes only when the turn commits it.
         self.session = session
+        self.draft = session.draft()
         previous = session.history[-1].language if session.history else None
         self.language = turn_language(self.text[:2000], agent.language, previous)
         self.refs: list[ImageRef] = []
@@ -80,7 +83,7 @@ class TurnState:
         agent = self.agent
         if messages is None:
             context = TurnContext(
-                self.session,
+                self.draft,
                 self.text + self.refused_note(),
                 self.refs,
                 self.steps,
@@ -94,8 +97,8 @@ class TurnState:
             steps=self.steps,
             question=self.text,
             tools=agent.tools,
-            image_ids=self.session.images.ids(),
-            task=self.session.task,
+            image_ids=self.draft.images.ids(),
+            task=self.draft.task,
             language=self.language,
             style=agent.style.name,
             temperature=agent.temperature,
@@ -161,7 +164,7 @@ class TurnState:
         return "\n" + prompts.phrase(self.language, "refused_note", reasons=reasons)
 
     def transcript(self) -> str:
-        task = self.session.task
+        task = self.draft.task
         done = task.transcript if task else []
         current = [f"{s.text}\nObservation: {s.observation}" for s in self.steps]
         return "\n".join([*done, *current])
@@ -227,7 +230,7 @@ class TurnState:
             language=self.language,
         )
         if problem is None:
-            self.refs, self.refused = await sort_images(self.session.images, images)
+            self.refs, self.refused = await sort_images(self.draft.images, images)
             told = {id(i) for i in images if isinstance(i, RefusedImage)}
             for refused in self.refused:
                 # One refused by the caller was already shown there.
@@ -268,7 +271,7 @@ class TurnState:
     def remember(self, final: Terminal) -> None:
         outcome = _outcome(final)
         reply = getattr(final, "text", None) or getattr(final, "question", None) or ""
-        history = self.session.history
+        history = self.draft.history
         history.append(
             Turn(
                 language=self.language,

@@ -160,18 +160,22 @@ async def test_a_turn_that_finished_before_stop_stays_finished():
     state.close()
 
 
-async def test_a_stopped_turn_that_the_agent_already_remembered_is_forgotten():
+async def test_a_turn_stopped_once_its_answer_is_made_leaves_nothing_to_put_back():
+    # The agent commits a turn to the conversation only when its last event has been taken:
+    # while the answer streams, and when Stop ends it there, the conversation has none of it.
     page, _ = page_with(SlowWait(0.01), delay=0.0)
     state = page.new_state()
     stream = page.send({"text": "wait for me", "files": []}, state)
-    # The agent has remembered the turn, but the page has not shown its answer yet.
-    await run_until(stream, lambda s: len(s.session.history) == 1)
+    await run_until(stream, lambda s: answering(s) or s.turns[-1].view.final is not None)
+    assert state.session.history == []
     if state.turns[-1].view.final is None:
         await page.stop(state)
         await drain(stream)
-        said_stopped(state)
+        assert page_values(state)[3].startswith("Stopped")  # the answer may have streamed
+        assert state.session.history == []
     else:
         await drain(stream)
+        assert len(state.session.history) == 1
     state.close()
 
 

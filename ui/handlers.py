@@ -68,7 +68,7 @@ class PageHandlers(TurnRunner):
             return
         # An example is a new request, not the answer to a question the agent left open.
         state = self.use(state)
-        state.session.task = None
+        state.session.forget_task()
         async for update in on_page(self.chat(message, state), state):
             yield update
 
@@ -103,10 +103,7 @@ class PageHandlers(TurnRunner):
             yield page_values(state)
             return
         last = state.turns.pop()
-        session = state.session
-        session.task = last.task_before
-        session.approval = last.approval_before
-        del session.history[last.history_len :]
+        state.session.reopen(state.run_id(last))
         taken = taken or {}
         turn = self.run_turn(
             state,

@@ -304,9 +304,6 @@ def restore(state: PageState, data: dict[str, Any]) -> None:
     # Only ids of the server's shape are kept: they number the images that come later.
     gone = sorted(i for i in mentioned - set(available) if re.fullmatch(_IMAGE_ID, i))
     store.restore(list(available.values()), reserved=gone)
-    session = state.session
-    session.history = [without_images(turn, set(gone)) for turn in saved.history]
-    session.task = saved.task
     state.turns = []
     for turn, events in zip(saved.turns, events_by_turn, strict=True):
         for event in events:
@@ -324,14 +321,15 @@ def restore(state: PageState, data: dict[str, Any]) -> None:
                 gone=[i for i in turn.images if i not in available],
             )
         )
-    # What Retry puts back: the memory as it was before each turn, counted from the latest
-    # (the memory may keep fewer turns than the page). A turn that ended with an answer, a
-    # question or an error is remembered (`agent.runner`).
-    remembered = len(session.history)
-    for record in reversed(state.turns):
-        if record.view.final is not None:
-            remembered = max(0, remembered - 1)
-        record.history_len = remembered
+    # Retry of the last turn starts from before it when the agent remembered it: a turn that
+    # ended with an answer, a question or an error is remembered (`agent.runner`).
+    last = state.turns[-1] if state.turns else None
+    remembered = last is not None and last.view.final is not None
+    state.session.restore(
+        [without_images(turn, set(gone)) for turn in saved.history],
+        saved.task,
+        last_run_id=state.run_id(last) if remembered and last is not None else "",
+    )
     state.conversation_id = saved.id
     if state.turns:
         state.write_trace(state.turns[-1])

@@ -24,9 +24,6 @@ from .conversation_export import write_conversation
 from .process_folders import claim
 
 if TYPE_CHECKING:
-    from agent.dialogue import PendingTask
-    from agent.session import PendingApproval
-
     from .trace_view import TurnView
 
 
@@ -100,16 +97,9 @@ class TurnRecord:
     refs: list[ImageRef]
     view: TurnView
     events: list[Event] = field(default_factory=list)
-    # What a retry or a stop puts back: the task and the history length from before the turn.
-    task_before: PendingTask | None = None
-    approval_before: PendingApproval | None = None
-    history_len: int = 0
     # Ids of images the turn came with that a restored conversation no longer has on disk.
     gone: list[str] = field(default_factory=list)
     decision: Any = None  # the ApprovalDecision this turn was run with, for a retry
-    # The conversation's last remembered turn before this one: a stopped turn's own entry, if
-    # the agent got as far as remembering it, is what comes after.
-    history_last: Any = None
     # How many times Stop had been pressed in this conversation when the message was sent: a
     # Stop pressed after that is meant for this turn, however early.
     stops: int = 0
@@ -249,20 +239,18 @@ class PageState:
 
     def stop_turn(self, record: TurnRecord) -> None:
         """Mark the turn stopped, unless it finished first. Called by Stop and again when the
-        turn's run ends: the agent may have remembered the turn in between."""
+        turn's run ends. The conversation needs nothing put back: a turn commits its changes
+        only once its last event has been taken (`agent.session`)."""
         if record.view.final is not None:
             return
         record.stop.set()
         if not record.view.stopped:
             record.view.stop()
             self.write_trace(record)
-        # A stopped turn leaves no history; its task starts over from before it.
-        session = self.session
-        session.task = record.task_before
-        session.approval = record.approval_before
-        history = session.history
-        while history and history[-1] is not record.history_last:
-            history.pop()
+
+    @staticmethod
+    def run_id(record: TurnRecord) -> str:
+        return next((e.run_id for e in record.events if e.type == "run_started"), "")
 
     def write_trace(self, record: TurnRecord) -> str:
         """The download after `record` ended: the whole conversation as a zip (the format is

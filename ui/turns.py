@@ -166,16 +166,11 @@ class TurnRunner:
         READER.set(client)  # the OCR workers are shared fairly between clients
         for sentence in refused:
             gr.Warning(sentence)
-        session = state.session
         record = TurnRecord(
             text=text,
             refs=good,
             view=TurnView(len(state.turns) + 1, prefs.language, text),
-            task_before=session.task.model_copy(deep=True) if session.task else None,
-            approval_before=session.approval.model_copy(deep=True) if session.approval else None,
-            history_len=len(session.history),
             decision=how.get("decision"),
-            history_last=session.history[-1] if session.history else None,
             stops=stops,
             pressed=how.get("pressed"),
         )
