@@ -57,6 +57,16 @@ class ModelDeltaEvent(_Event):
     text: str
 
 
+class ModelWaitEvent(_Event):
+    """The model has sent nothing yet for step `step`, `seconds` after it was asked: said
+    about once a second while it stays silent, so a watcher sees a slow model rather than a
+    frozen turn. Passing, like a delta: the page does not keep it."""
+
+    type: Literal["model_wait"] = "model_wait"
+    step: int
+    seconds: int
+
+
 class ModelCallEvent(_Event):
     """One model call, when it has ended: how long it took and what the service said besides
     the text. Tokens are counted only where the service reports them; `error` is the kind of
@@ -216,6 +226,7 @@ Event = Annotated[
     RunStartedEvent
     | NoticeEvent
     | ModelDeltaEvent
+    | ModelWaitEvent
     | ModelCallEvent
     | ThoughtEvent
     | ToolCallEvent
@@ -245,7 +256,9 @@ def export_trace(events: list[Any]) -> bytes:
     Images appear by id, size and label only: where the server keeps them is nobody's business
     once the file leaves it, and an export is made to be shared.
     """
-    data = TRACE_ADAPTER.dump_python(events, mode="json")
+    # A model's silence is said while it lasts; afterwards the model call's time tells it.
+    kept = [e for e in events if getattr(e, "type", None) != "model_wait"]
+    data = TRACE_ADAPTER.dump_python(kept, mode="json")
     for event in data:
         for image in event.get("images") or ():
             image.pop("path", None)

@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
@@ -44,6 +45,7 @@ from .events import (
     ApprovalEvent,
     ErrorEvent,
     Event,
+    ModelWaitEvent,
     RunStartedEvent,
 )
 from .images import ImageStore
@@ -169,7 +171,7 @@ class _Turn(TurnState):
             while True:
                 self.waiting_since = None
                 # Whatever the turn put since the last look is taken without a wait.
-                event = queue.get_nowait() if queue else await queue.get()
+                event = queue.get_nowait() if queue else await self._next_or_silence()
                 if event is _DONE:
                     break
                 if isinstance(event, RunStartedEvent):
@@ -187,6 +189,23 @@ class _Turn(TurnState):
                 body.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await body
+
+    async def _next_or_silence(self) -> Any:
+        """The turn's next event; while its model has sent nothing, a `model_wait` about
+        every second instead. Those also reach a consumer that has gone: it does not take
+        them, and `_watch_consumer` ends the turn, as it would while the model streamed."""
+        while True:
+            silent = self.silent
+            if silent is None:
+                return await self.queue.get()
+            step, since = silent
+            waited = time.monotonic() - since
+            # On the next whole second of silence (Mailbox.get gives up nothing it was sent).
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(max(0.05, math.floor(waited) + 1 - waited)):
+                    return await self.queue.get()
+            if self.silent is silent:
+                return ModelWaitEvent(step=step, seconds=int(time.monotonic() - since))
 
     async def _watch_consumer(
         self, body: asyncio.Future[None], stop: asyncio.Event | None = None

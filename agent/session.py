@@ -91,9 +91,7 @@ class Session(BaseModel):
         """A new request (an example chosen) does not answer the question the agent asked."""
         self.task = None
 
-    def restore(
-        self, history: list[Turn], task: PendingTask | None, last_run_id: str = ""
-    ) -> None:
+    def restore(self, history: list[Turn], task: PendingTask | None, last_run_id: str = "") -> None:
         """The agent's memory of a conversation kept elsewhere (the browser's copy).
         `last_run_id` names its last turn when that turn is the last of `history`: Retry then
         starts from before it."""

@@ -78,6 +78,8 @@ class TurnState:
             self.emit = self.tracer.watch(self.emit)
         # When the consumer last got an event and has not asked for the next (None: it asked).
         self.waiting_since: float | None = None
+        # The step whose model call has sent nothing yet, and since when (`model_stream`).
+        self.silent: tuple[int, float] | None = None
 
     def request(self, messages: list[dict[str, Any]] | None = None, purpose: str = "step") -> Any:
         agent = self.agent
@@ -118,9 +120,10 @@ class TurnState:
             self.tracer.request(step, request)
         started = time.monotonic()
         error: str | None = None
+        self.silent = (step, started)
         try:
             async with contextlib.aclosing(self.agent.model.stream(request)) as chunks:
-                yield chunks
+                yield self._heard(chunks)
         except ModelError as exc:
             error = exc.kind
             raise
@@ -131,6 +134,7 @@ class TurnState:
             error = type(exc).__name__
             raise
         finally:
+            self.silent = None
             report = request.report
             # The limit the call was sent with: the request's own, else the model's.
             limit = request.max_tokens
@@ -149,6 +153,12 @@ class TurnState:
                     error=error,
                 )
             )
+
+    async def _heard(self, chunks: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        """`chunks`, noting that the model is silent no more once the first arrives."""
+        async for chunk in chunks:
+            self.silent = None
+            yield chunk
 
     def failed(self, kind: Any, key: str | None = None, **facts: Any) -> ErrorEvent:
         """The turn's end in error `kind`, said in the turn's language (`agent.error_words`'

@@ -22,6 +22,7 @@ from agent.events import (
     ImageInfo,
     ModelCallEvent,
     ModelDeltaEvent,
+    ModelWaitEvent,
     NoticeEvent,
     RunFinishedEvent,
     RunStartedEvent,
@@ -48,6 +49,7 @@ ONE_OF_EACH: dict[type, object] = {
     RunStartedEvent: RunStartedEvent(run_id="r1", model="m1", images=[IMAGE]),
     NoticeEvent: NoticeEvent(message="notes.txt is not an image."),
     ModelDeltaEvent: ModelDeltaEvent(step=1, text="Thought: look closer"),
+    ModelWaitEvent: ModelWaitEvent(step=1, seconds=3),
     ModelCallEvent: ModelCallEvent(step=1, model="m1", duration=0.734, input_tokens=12),
     ThoughtEvent: ThoughtEvent(step=1, text="look closer"),
     ToolCallEvent: ToolCallEvent(step=1, call_id="c1", tool="zoom", arguments={"x": 1}),
@@ -78,7 +80,7 @@ def titles(view: TurnView) -> list[str]:
 
 
 def test_there_is_a_sample_of_every_event_type():
-    assert len(EVENT_CLASSES) == 17
+    assert len(EVENT_CLASSES) == 18
     assert set(ONE_OF_EACH) == set(EVENT_CLASSES)
 
 
@@ -108,6 +110,7 @@ def test_each_event_type_shows_where_a_person_looks():
     step(RunStartedEvent, lambda: "m1" in view.messages[0]["content"] and view.model == "m1")
     step(NoticeEvent, lambda: "Notice" in titles(view) and view.notices)
     step(ModelDeltaEvent, lambda: view.messages[-1]["content"] == "look closer")
+    step(ModelWaitEvent, lambda: view.silent_for == 3)
     step(ModelCallEvent, lambda: view.messages[-1]["metadata"]["log"] == "0.7 s")
     step(ThoughtEvent, lambda: view.messages[-1]["metadata"]["status"] == "done")
     step(ToolCallEvent, lambda: view.messages[-1]["metadata"]["status"] == "pending")

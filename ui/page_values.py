@@ -83,6 +83,8 @@ def status_text(state: PageState) -> str:
     model = view.model_name if view.model else ""
     if view.stopped:
         return joined(words(state.prefs.language)["stopped"], model)
+    if view.silent_for is not None:
+        return joined(words(state.prefs.language)["silent"].format(s=view.silent_for), model)
     return joined(t("working", state.prefs.language), model)
 
 

@@ -27,6 +27,7 @@ from agent.events import (
     Event,
     ModelCallEvent,
     ModelDeltaEvent,
+    ModelWaitEvent,
     NoticeEvent,
     RunFinishedEvent,
     RunStartedEvent,
@@ -116,6 +117,8 @@ class TurnView:
         self.offline = False
         self.stats: RunFinishedEvent | None = None
         self.stopped = False
+        # Seconds the model has been silent, while it is (`model_wait`), for the status line.
+        self.silent_for: int | None = None
         self.notices: list[str] = []
         self.images: list[Any] = []
         # The images the turn's tools made, for the answer bubble (the chat shows them).
@@ -141,7 +144,10 @@ class TurnView:
         if self.stopped:
             return  # what a stopped turn still did on its way out is not shown as done
         w = self.words
+        self.silent_for = None  # any event but a wait says the model is heard from
         match event:
+            case ModelWaitEvent():
+                self.silent_for = event.seconds
             case RunStartedEvent():
                 self.model, self.offline = event.model, event.offline
                 self.images = list(event.images)

@@ -20,7 +20,13 @@ import gradio as gr
 
 from agent.approval import effective_policy
 from agent.config import ModelNotConfigured, Settings
-from agent.events import AnswerDeltaEvent, ModelDeltaEvent, NoticeEvent, ToolProgressEvent
+from agent.events import (
+    AnswerDeltaEvent,
+    ModelDeltaEvent,
+    ModelWaitEvent,
+    NoticeEvent,
+    ToolProgressEvent,
+)
 from agent.images import ImageRef
 from agent.intake import message_problem, sort_images
 from agent.runner import Agent
@@ -245,6 +251,11 @@ class TurnRunner:
                     # closes the run, which cancels the model call or the tool, even when the
                     # cancel of the page's event comes late or never.
                     break
+                if isinstance(event, ModelWaitEvent):
+                    # Shown in the status line while it lasts, and kept nowhere.
+                    record.view.apply(event)
+                    yield page_values(state)
+                    continue
                 event = self.access.screen(event, state.prefs)
                 record.events.append(event)
                 record.view.apply(event)
