@@ -141,9 +141,7 @@ def test_an_engine_that_cannot_load_says_why_and_its_worker_stays(pool):
     for _ in range(2):
         with pytest.raises(EngineUnavailable) as caught:
             broken.read(PIXELS)
-        assert caught.value.reason == (
-            "the Python package rapidocr_onnxruntime is missing or broken"
-        )
+        assert caught.value.reason == "the Python package rapidocr is missing or broken"
     assert len(broken.pids()) == 1 and not broken.loaded()
 
 

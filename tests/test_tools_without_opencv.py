@@ -92,7 +92,7 @@ def test_read_text_reports_a_missing_engine_package(store, ocr_engine):
     with pytest.raises(read_text.OcrUnavailable) as caught:
         read_text.ReadText().run(args, ToolContext(store))
     message = str(caught.value)
-    assert message.startswith(UNAVAILABLE) and "rapidocr_onnxruntime" in message
+    assert message.startswith(UNAVAILABLE) and "the Python package rapidocr" in message
     assert message.count(". ") == 0 and message.endswith(".")
     with pytest.raises(read_text.OcrUnavailable):
         read_text.ReadText().warm_up()

@@ -62,10 +62,8 @@ def engine_errors(timeout: float) -> Iterator[None]:
     try:
         yield
     except EngineUnavailable as error:
-        # packages.txt names the Debian packages a Hugging Face Space installs.
         log.warning(
-            "OCR engine unavailable (%s); install the system packages in packages.txt "
-            "(libgl1, libglib2.0-0) and the Python requirements",
+            "OCR engine unavailable (%s); install the Python requirements (requirements.txt)",
             error.detail or error.reason,
         )
         raise OcrUnavailable(error.reason) from error

@@ -2,14 +2,15 @@
 
 Started by `tools.ocr_pool` as a fresh interpreter (`main()`), so it imports only this module
 until a job needs the engine. It imports the engine then: on a machine where the engine cannot
-load (no libGL for OpenCV, the package missing) the worker stays up and answers every job with
-why, in a few words. It ends when the parent says stop, when the pipe closes, or within a
-second of the parent going away, even in the middle of a job.
+load (a system library that OpenCV needs is missing, or the package) the worker stays up and
+answers every job with why, in a few words. It ends when the parent says stop, when the pipe
+closes, or within a second of the parent going away, even in the middle of a job.
 
 Messages from the parent: first ``("init", sys_path, factory, settings, calls)``, then
 ``("load",)``, ``("read", pixels)`` (an RGB array), or ``None`` to stop. Replies:
 ``("ready",)``, ``("unavailable", reason, detail)``, ``("done", found, warnings)``,
-``("failed", error_type, text)``.
+``("failed", error_type, text)``. The engine, built as ``factory(**settings)``, is called with a
+PIL image and one of `calls`, and returns its findings: ``(corners, text, confidence)`` each.
 """
 
 from __future__ import annotations
@@ -96,7 +97,7 @@ def _read(engine: Any, pixels: Any, calls: list[dict[str, Any]]) -> tuple[Any, .
     warnings = []
     for number, settings in enumerate(calls, start=1):
         try:
-            found, _ = engine(image, **settings)
+            found = engine(image, **settings)
         except Exception as error:
             if number == len(calls):
                 return ("failed", type(error).__name__, traceback.format_exc())

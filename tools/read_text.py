@@ -20,41 +20,27 @@ from tools.base import (
 )
 from tools.ocr_errors import OcrBusy, OcrUnavailable, OcrWorkerLost, engine_errors
 from tools.ocr_pool import EngineSpec, OcrPool
-from tools.ocr_words import Gaps, is_cjk, tidy_line, trim_overlaps
 
 __all__ = ["OcrBusy", "OcrUnavailable", "OcrWorkerLost", "ReadText", "reading_order", "recognise"]
 
 # The engine drops anything below this itself; `min_confidence` filters above it.
 ENGINE_MIN_SCORE = 0.2
-# The detector scales the short side up to 736 pixels, so a thin strip would become a huge
-# image (a minute of work) or none at all; strips are padded with their own background first.
+# Thin strips are padded with their own background to at least 1:4 first: a detector that
+# scales the short side up (the engine's default, not ours) would make one a huge image, a
+# minute of work.
 MIN_ASPECT = 1 / 4
 # What reaches the model stays readable; the page gets every line in `data`.
 MAX_TEXT_CHARS = 6000
 # Lines read with less confidence than this are marked for the model as doubtful.
 DOUBTFUL = 0.8
 
-# The engine runs in worker processes (tools.ocr_pool), so that a reading which runs past its
-# time can be stopped; each worker builds it once, with one thread, so two workers use two cores.
+# The engine (tools.ocr_engine: rapidocr with the PP-OCRv6 models in its wheel) runs in worker
+# processes (tools.ocr_pool), so that a reading which runs past its time can be stopped; each
+# worker builds it once, with one thread, so two workers use two cores. Its text is shown as
+# read: it keeps word spaces and tells letters from digits without help.
 ENGINE = EngineSpec(
-    factory="rapidocr_onnxruntime:RapidOCR",
-    settings={
-        "text_score": ENGINE_MIN_SCORE,
-        "print_verbose": False,
-        "intra_op_num_threads": 1,
-        "inter_op_num_threads": 1,
-    },
-    calls=[
-        # Giving any setting resets the others to the engine's defaults, so all are given.
-        {
-            "return_word_box": True,
-            "text_score": ENGINE_MIN_SCORE,
-            "box_thresh": 0.5,
-            "unclip_ratio": 1.6,
-        },
-        # The character boxes are an extra; the lines as read are still worth having.
-        {"text_score": ENGINE_MIN_SCORE},
-    ],
+    factory="tools.ocr_engine:Engine",
+    settings={"text_score": ENGINE_MIN_SCORE, "threads": 1},
 )
 POOL = OcrPool(ENGINE)
 
@@ -95,6 +81,10 @@ def _engine_input(image: Image.Image) -> Image.Image:
         corner = image.getpixel((0, 0))
         image = ImageOps.pad(image, (width, height), color=corner, centering=(0, 0))
     return image
+
+
+def is_cjk(ch: str) -> bool:
+    return "\u2e80" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" or "\uff00" <= ch <= "\uffef"
 
 
 def _join(left: str, right: str) -> str:
@@ -166,10 +156,9 @@ def recognise(
             deadline=deadline,
             note=lambda stage: ctx.progress(_SAID[language_of(ctx)][stage]) if ctx else None,
         )
-    gray = np.asarray(prepared.convert("L"))
     pieces = []
-    for polygon, text, score, *detail in trim_overlaps(found or []):
-        text = _words(gray, polygon, str(text), detail).strip()
+    for polygon, text, score in found or []:
+        text = str(text).strip()
         if not text or float(score) < min_confidence:
             continue
         xs = [round(float(x)) for x, _ in polygon]
@@ -182,27 +171,6 @@ def recognise(
         ]
         pieces.append({"text": text, "confidence": round(float(score), 3), "box": box})
     return reading_order(pieces)
-
-
-def _words(gray: np.ndarray, polygon: Any, text: str, detail: list[Any]) -> str:
-    """`text` with the word spaces the recogniser dropped put back, read from the line's crop
-    and the engine's character boxes; `text` itself when either is missing or doubtful."""
-    if len(detail) != 3:
-        return text
-    boxes, chars, confidences = detail
-    if not chars or len(boxes) != len(chars) or len(confidences) != len(chars):
-        return text
-    if "".join(chars) != text:
-        return text
-    xs = [float(x) for x, _ in polygon]
-    ys = [float(y) for _, y in polygon]
-    x0, y0, x1, y1 = max(0, round(min(xs))), max(0, round(min(ys))), round(max(xs)), round(max(ys))
-    # A slanted line's crop would mix it with its neighbours; leave its text as read.
-    if abs(ys[1] - ys[0]) > 0.25 * (y1 - y0) or x1 - x0 < 4 or y1 - y0 < 4:
-        return text
-    gaps = Gaps(gray[y0:y1, x0:x1], offset=x0)
-    centres = [sum(float(x) for x, _ in box) / len(box) for box in boxes]
-    return tidy_line(chars, [float(c) for c in confidences], centres, gaps)
 
 
 class ReadText(Tool):

@@ -29,17 +29,17 @@ def hide_libgl() -> None:
 def without_libgl(**settings: Any) -> Any:
     """The real engine, on a machine without libGL."""
     hide_libgl()
-    from rapidocr_onnxruntime import RapidOCR
+    from tools.ocr_engine import Engine
 
-    return RapidOCR(**settings)
+    return Engine(**settings)
 
 
 def without_package(**settings: Any) -> Any:
     """The real engine, with its package missing."""
-    sys.modules["rapidocr_onnxruntime"] = None  # type: ignore[assignment]
-    from rapidocr_onnxruntime import RapidOCR
+    sys.modules["rapidocr"] = None  # type: ignore[assignment]
+    from tools.ocr_engine import Engine
 
-    return RapidOCR(**settings)
+    return Engine(**settings)
 
 
 class Hi:
@@ -50,7 +50,7 @@ class Hi:
         made += 1
 
     def __call__(self, image: Any, **settings: Any) -> Any:
-        return [[BOX, "hi", 0.99]], [0.0]
+        return [(BOX, "hi", 0.99)]
 
 
 class SlowToLoad(Hi):
@@ -61,16 +61,7 @@ class SlowToLoad(Hi):
         super().__init__()
 
     def __call__(self, image: Any, **settings: Any) -> Any:
-        return [[BOX, f"made {made}", 0.99]], [0.0]
-
-
-class Boxless(Hi):
-    """Fails when asked for character boxes, as the engine does on a degenerate box."""
-
-    def __call__(self, image: Any, return_word_box: bool = False, **settings: Any) -> Any:
-        if return_word_box:
-            raise ValueError("degenerate box")
-        return [[BOX, "EXIT 42", 0.99]], [0.0]
+        return [(BOX, f"made {made}", 0.99)]
 
 
 class Spinner(Hi):
@@ -80,7 +71,7 @@ class Spinner(Hi):
         until = time.monotonic() + 60
         while time.monotonic() < until:
             sum(range(10_000))
-        return [[BOX, "late", 0.99]], [0.0]
+        return [(BOX, "late", 0.99)]
 
 
 class Sleeper(Hi):
@@ -88,7 +79,7 @@ class Sleeper(Hi):
 
     def __call__(self, image: Any, **settings: Any) -> Any:
         time.sleep(1.0)
-        return [[BOX, "slept", 0.99]], [0.0]
+        return [(BOX, "slept", 0.99)]
 
 
 class TwoLines(Hi):
@@ -97,8 +88,8 @@ class TwoLines(Hi):
     def __call__(self, image: Any, **settings: Any) -> Any:
         low, high = image.convert("L").getextrema()
         if low == high:
-            return None, [0.0]
+            return []
         return [
-            [[[5, 5], [90, 5], [90, 20], [5, 20]], "OPEN 9:00", 0.99],
-            [[[5, 30], [90, 30], [90, 45], [5, 45]], "营业中", 0.6],
-        ], [0.0]
+            ([[5, 5], [90, 5], [90, 20], [5, 20]], "OPEN 9:00", 0.99),
+            ([[5, 30], [90, 30], [90, 45], [5, 45]], "营业中", 0.6),
+        ]

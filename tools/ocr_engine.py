@@ -1,0 +1,69 @@
+"""The OCR engine as the worker process builds and calls it: rapidocr 3.x with the PP-OCRv6
+detection and recognition models (Chinese, English and many more in one model) and the
+direction classifier that its wheel ships. Nothing is downloaded: each model is named by its
+path inside the installed package, so the engine never looks for one on a model hub.
+
+Imported only inside an OCR worker (`tools.ocr_worker`): rapidocr imports OpenCV, which needs
+system libraries a slim machine may lack, and the app must start without them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import rapidocr
+
+# The models inside the rapidocr 3.10 wheel; the settings name the version and size too, since
+# the engine reads them to pick its pre- and post-processing.
+_MODELS = Path(rapidocr.__file__).resolve().parent / "models"
+MODELS = {
+    "Det": ("PP-OCRv6", "small", "PP-OCRv6_det_small.onnx"),
+    "Rec": ("PP-OCRv6", "small", "PP-OCRv6_rec_small.onnx"),
+    "Cls": ("PP-OCRv4", "mobile", "ch_ppocr_mobile_v2.0_cls_mobile.onnx"),
+}
+
+# One finding: the line's four corners in the image's pixels, its text and the confidence.
+Finding = tuple[list[list[float]], str, float]
+
+
+class Engine:
+    """Built once per worker; called with a PIL image, it returns the lines it read."""
+
+    def __init__(self, text_score: float = 0.5, threads: int = 1) -> None:
+        params: dict[str, Any] = {
+            "Global.text_score": text_score,
+            # Its log says which model file it uses, and warns of every image without text.
+            "Global.log_level": "error",
+            "EngineConfig.onnxruntime.intra_op_num_threads": threads,
+            "EngineConfig.onnxruntime.inter_op_num_threads": threads,
+            # Read at the size given (the app prepares images to at most 1568 pixels a side).
+            # Its default scales the short side up to 736: a one-line strip then becomes a huge
+            # image of giant letters, read word by word, slowly, with words misread.
+            "Det.limit_type": "max",
+            "Det.limit_side_len": 1568,
+            # Turn a line over only when the classifier is all but certain: at its default
+            # (0.9) it turns short words such as "9:00" upside down and reads "00:6"; a line
+            # that really is upside down scores 1.0.
+            "Cls.cls_thresh": 0.99,
+        }
+        for task, (version, size, name) in MODELS.items():
+            params[f"{task}.ocr_version"] = rapidocr.OCRVersion(version)
+            params[f"{task}.model_type"] = rapidocr.ModelType(size)
+            params[f"{task}.model_path"] = str(_MODELS / name)
+        self._engine = rapidocr.RapidOCR(params=params)
+        # The engine loads each model on its first image; a worker loads them now, so that
+        # warming up makes the first reading as quick as the rest.
+        for load in ("_load_det_model", "_load_cls_model", "_load_rec_model"):
+            getattr(self._engine, load, lambda: None)()
+
+    def __call__(self, image: Any, **settings: Any) -> list[Finding]:
+        found = self._engine(image, **settings)
+        boxes, texts, scores = (getattr(found, name, None) for name in ("boxes", "txts", "scores"))
+        if boxes is None or texts is None or scores is None:
+            return []
+        return [
+            (np.asarray(box, dtype=float).tolist(), str(text), float(score))
+            for box, text, score in zip(boxes, texts, scores, strict=True)
+        ]
