@@ -47,6 +47,14 @@ def test_what_the_old_engine_misread_reads_as_written(store, engine, text, size)
     assert [line["text"] for line in result.data["lines"]] == [text]
 
 
+def test_a_line_turned_over_to_be_read_keeps_its_word_spaces(store, engine):
+    # Its character boxes do not lie over its ink; spaced from them it read "Trains t o th e".
+    upside_down = drawn("Trains to the airport", 44).rotate(180)
+    image_id = store.load(png(upside_down)).id
+    result = ReadText().run(ReadText.Args(image_id=image_id), ToolContext(store))
+    assert [line["text"] for line in result.data["lines"]] == ["Trains to the airport"]
+
+
 def test_the_models_come_from_the_wheel_and_nothing_is_downloaded(monkeypatch):
     import rapidocr
 

@@ -227,3 +227,9 @@ def test_chinese_is_not_split_into_spaced_characters(store, engine, size, enlarg
     lines = run(store, image_id=store.load(png(image)).id).data["lines"]
     text = " ".join(line["text"] for line in lines)
     assert "欢迎光临" in text and "营业时间" in text, text
+
+
+def test_lines_are_still_read_when_character_boxes_fail(store, ocr_engine):
+    ocr_engine("Boxless")
+    source = store.load(png(sign())).id
+    assert run(store, image_id=source).data["lines"][0]["text"] == "EXIT 42"

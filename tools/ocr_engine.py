@@ -24,8 +24,10 @@ MODELS = {
     "Cls": ("PP-OCRv4", "mobile", "ch_ppocr_mobile_v2.0_cls_mobile.onnx"),
 }
 
-# One finding: the line's four corners in the image's pixels, its text and the confidence.
-Finding = tuple[list[list[float]], str, float]
+# One finding: the line's four corners in the image's pixels, its text and the confidence, and
+# when character boxes were asked for, each character (spaces left out) with its confidence
+# and four corners.
+Finding = tuple[Any, ...]
 
 
 class Engine:
@@ -53,17 +55,50 @@ class Engine:
             params[f"{task}.model_type"] = rapidocr.ModelType(size)
             params[f"{task}.model_path"] = str(_MODELS / name)
         self._engine = rapidocr.RapidOCR(params=params)
+        self._turned = False
+        self._thresh = float(params["Cls.cls_thresh"])
+        classify = self._engine.cls_and_rotate
+
+        def noting_turns(crops: list[Any]) -> Any:
+            # Whether a line was turned over to be read: its character boxes then do not lie
+            # over its ink (measured on an upside-down notice).
+            turned, found = classify(crops)
+            self._turned = self._turned or any(
+                "180" in str(label) and float(score) > self._thresh
+                for label, score in found.cls_res or ()
+            )
+            return turned, found
+
+        self._engine.cls_and_rotate = noting_turns
         # The engine loads each model on its first image; a worker loads them now, so that
         # warming up makes the first reading as quick as the rest.
         for load in ("_load_det_model", "_load_cls_model", "_load_rec_model"):
             getattr(self._engine, load, lambda: None)()
 
     def __call__(self, image: Any, **settings: Any) -> list[Finding]:
+        """`settings` are the engine's call arguments (`return_word_box` and
+        `return_single_char_box` for character boxes); they stay set for later calls."""
+        self._turned = False
         found = self._engine(image, **settings)
         boxes, texts, scores = (getattr(found, name, None) for name in ("boxes", "txts", "scores"))
         if boxes is None or texts is None or scores is None:
             return []
-        return [
+        lines = [
             (np.asarray(box, dtype=float).tolist(), str(text), float(score))
             for box, text, score in zip(boxes, texts, scores, strict=True)
+        ]
+        words = getattr(found, "word_results", None) or ()
+        # The engine leaves out the lines it found no character boxes for, so its list is only
+        # known to match the lines when it is as long; and a line turned over has them mirrored.
+        if len(words) != len(lines) or self._turned:
+            return lines
+        return [
+            (
+                *line,
+                [
+                    (str(ch), float(score), np.asarray(box, float).tolist())
+                    for ch, score, box in chars
+                ],
+            )
+            for line, chars in zip(lines, words, strict=True)
         ]

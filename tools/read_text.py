@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -20,6 +21,7 @@ from tools.base import (
 )
 from tools.ocr_errors import OcrBusy, OcrUnavailable, OcrWorkerLost, engine_errors
 from tools.ocr_pool import EngineSpec, OcrPool
+from tools.ocr_words import Gaps, is_cjk, tidy
 
 __all__ = ["OcrBusy", "OcrUnavailable", "OcrWorkerLost", "ReadText", "reading_order", "recognise"]
 
@@ -36,11 +38,16 @@ DOUBTFUL = 0.8
 
 # The engine (tools.ocr_engine: rapidocr with the PP-OCRv6 models in its wheel) runs in worker
 # processes (tools.ocr_pool), so that a reading which runs past its time can be stopped; each
-# worker builds it once, with one thread, so two workers use two cores. Its text is shown as
-# read: it keeps word spaces and tells letters from digits without help.
+# worker builds it once, with one thread, so two workers use two cores.
 ENGINE = EngineSpec(
     factory="tools.ocr_engine:Engine",
     settings={"text_score": ENGINE_MIN_SCORE, "threads": 1},
+    calls=[
+        # Each character's box, for the word spaces the recogniser drops (tools.ocr_words).
+        {"return_word_box": True, "return_single_char_box": True},
+        # The character boxes are an extra; the lines as read are still worth having.
+        {"return_word_box": False, "return_single_char_box": False},
+    ],
 )
 POOL = OcrPool(ENGINE)
 
@@ -81,10 +88,6 @@ def _engine_input(image: Image.Image) -> Image.Image:
         corner = image.getpixel((0, 0))
         image = ImageOps.pad(image, (width, height), color=corner, centering=(0, 0))
     return image
-
-
-def is_cjk(ch: str) -> bool:
-    return "\u2e80" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" or "\uff00" <= ch <= "\uffef"
 
 
 def _join(left: str, right: str) -> str:
@@ -156,9 +159,10 @@ def recognise(
             deadline=deadline,
             note=lambda stage: ctx.progress(_SAID[language_of(ctx)][stage]) if ctx else None,
         )
+    gray = np.asarray(prepared.convert("L"))
     pieces = []
-    for polygon, text, score in found or []:
-        text = str(text).strip()
+    for polygon, text, score, *chars in found or []:
+        text = _words(gray, polygon, str(text), chars[0] if chars else []).strip()
         if not text or float(score) < min_confidence:
             continue
         xs = [round(float(x)) for x, _ in polygon]
@@ -171,6 +175,27 @@ def recognise(
         ]
         pieces.append({"text": text, "confidence": round(float(score), 3), "box": box})
     return reading_order(pieces)
+
+
+def _words(gray: np.ndarray, polygon: Any, text: str, chars: list[Any]) -> str:
+    """`text` with the word spaces the recogniser dropped put back and digits inside words read
+    as letters, from the line's crop and the engine's characters (each with its confidence and
+    corners); `text` itself when either is missing or doubtful."""
+    if not chars:
+        return text
+    xs = [float(x) for x, _ in polygon]
+    ys = [float(y) for _, y in polygon]
+    x0, y0, x1, y1 = max(0, round(min(xs))), max(0, round(min(ys))), round(max(xs)), round(max(ys))
+    # A slanted line's crop would mix it with its neighbours; leave its text as read.
+    if abs(ys[1] - ys[0]) > 0.25 * (y1 - y0) or x1 - x0 < 4 or y1 - y0 < 4:
+        return text
+    centres = [sum(float(x) for x, _ in corners) / len(corners) for _, _, corners in chars]
+    # Characters placed right to left belong to a line that was turned over to be read.
+    if any(right < left for left, right in itertools.pairwise(centres)):
+        return text
+    gaps = Gaps(gray[y0:y1, x0:x1], offset=x0)
+    read = [(ch, float(c), x) for (ch, c, _), x in zip(chars, centres, strict=True)]
+    return tidy(text, read, gaps)
 
 
 class ReadText(Tool):

@@ -64,6 +64,15 @@ class SlowToLoad(Hi):
         return [(BOX, f"made {made}", 0.99)]
 
 
+class Boxless(Hi):
+    """Fails when asked for character boxes, as an engine may on a degenerate box."""
+
+    def __call__(self, image: Any, return_word_box: bool = False, **settings: Any) -> Any:
+        if return_word_box:
+            raise ValueError("degenerate box")
+        return [(BOX, "EXIT 42", 0.99)]
+
+
 class Spinner(Hi):
     """Keeps a core busy for a minute before it reads anything: an image that takes too long."""
 
