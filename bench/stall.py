@@ -1,17 +1,22 @@
-"""No single input stalls the server: hostile messages against `python app.py`, with figures.
+"""No single input stalls the server: hostile inputs against `python app.py`, with figures.
 
-The app runs as its own process (offline model), as a Space runs it. For each hostile input,
-one client sends it while a second client keeps running a trivial turn ("What is 2 + 2?") and a
-third keeps asking `/gradio_api/info`. Printed per input: how the hostile turn ended, the worst
-trivial-turn and info latency while it ran, and the server's memory (peak and after, against
-the baseline before it). The reference is the same two latencies with nothing else running,
-measured first in the same run. Last, SIGTERM must end the server within 5 s.
+The app runs as its own process (offline model), as a Space runs it, with the weather plugin
+pointed at a server on 127.0.0.1 that counts requests and with AGENT_APPROVAL=never. For each
+hostile input (`bench/stall_cases.py`: messages, images, scenario files, conversation files, a
+raw 30 MB body, `/ask` asking for more approval than the operator allows, and a session whose
+settings point at a hostile model, `bench/hostile_model.py`), one client sends it while a
+second keeps running a trivial turn ("What is 2 + 2?") in another session and a third keeps
+asking `/gradio_api/info`. Printed per input: how it ended and how long it took, the worst
+trivial-turn and info latency while it ran, the server's memory (peak and after, against the
+baseline before it), and the requests the weather server got ("out"). The reference is the
+same two latencies with nothing else running, measured first in the same run. Last, SIGTERM
+must end the server within 5 s, a client still connected.
 
-Targets (issue "Bounded and trustworthy", section 1): trivial turn < 1 s, info < 0.5 s, memory
-rise < 300 MB and back afterwards.
+Targets (issue "One gate for untrusted input"): trivial turn < 1 s, info < 0.5 s, memory
+rise < 300 MB at its peak and < 100 MB once the input is done, no outbound request.
 
     .venv/bin/python bench/stall.py            # every input
-    .venv/bin/python bench/stall.py --quick    # fewer probes
+    .venv/bin/python bench/stall.py --quick    # one input of each kind, shorter probes
     .venv/bin/python bench/stall.py --quick --liveness  # what the tests run: served at all
 """
 
@@ -35,23 +40,22 @@ import httpx
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from gradio_client import Client, handle_file
-from PIL import Image
+from gradio_client import Client
 
-from tests.support.hostile import FORMAT_WIDTH, UNIT_TOWER, png_bomb
+from bench.stall_cases import (
+    CASE_LIMIT,
+    TRIVIAL,
+    Case,
+    OutboundCounter,
+    Served,
+    cases,
+    chat_turn,
+)
 from tests.support.local import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
-TRIVIAL = "What is 2 + 2?"
-TURN_TARGET, INFO_TARGET, MEMORY_TARGET_MB = 1.0, 0.5, 300
-
-
-@dataclass
-class Case:
-    name: str
-    text: str
-    files: list[Path] = field(default_factory=list)
-    senders: int = 1
+TURN_TARGET, INFO_TARGET, MEMORY_TARGET_MB, KEPT_TARGET_MB = 1.0, 0.5, 300, 100
+BENCH_FAILED = "bench failed:"  # the input could not be sent: the page changed, not held
 
 
 @dataclass
@@ -64,6 +68,7 @@ class Figures:
     rss_before: float = 0.0
     rss_peak: float = 0.0
     rss_after: float = 0.0
+    outbound: int = 0  # requests the weather server got, which the operator's policy forbids
 
     @property
     def worst_turn(self) -> float:
@@ -76,51 +81,45 @@ class Figures:
     def ok(self, liveness: bool = False) -> bool:
         """Within the targets; with `liveness`, only served at all: every trivial turn and
         info request answered (within 10 s), which a stalled server cannot do. The test suite
-        checks liveness, since a test's timing on a shared machine proves nothing."""
+        checks liveness, since a test's timing on a shared machine proves nothing; memory and
+        outbound requests are checked either way, memory kept only with time to settle."""
         if liveness:
             turn_ok = bool(self.turn_s) and self.worst_turn != float("inf")
             info_ok = bool(self.info_s) and self.worst_info != float("inf")
+            kept_ok = True
         else:
             turn_ok, info_ok = self.worst_turn < TURN_TARGET, self.worst_info < INFO_TARGET
-        return turn_ok and info_ok and self.rss_peak - self.rss_before < MEMORY_TARGET_MB
-
-
-def cases(folder: Path) -> list[Case]:
-    bomb = folder / "bomb.png"
-    bomb.write_bytes(png_bomb())
-    small = []
-    for i in range(100):
-        path = folder / f"tiny-{i}.png"
-        Image.new("RGB", (8, 8), (i, 0, 0)).save(path)
-        small.append(path)
-    return [
-        Case("unit power tower", UNIT_TOWER),
-        Case("format width 2e9", FORMAT_WIDTH),
-        Case("PNG bomb 10900x10900", "what does this say?", [bomb]),
-        Case("3 PNG bombs at once", "what does this say?", [bomb], senders=3),
-        Case("2 MB message", "a" * 2_000_000),
-        Case("100 images", "look at these", small),
-    ]
+            kept_ok = self.rss_after - self.rss_before < KEPT_TARGET_MB
+        peak_ok = self.rss_peak - self.rss_before < MEMORY_TARGET_MB
+        sent = not self.outcome.startswith(BENCH_FAILED)
+        return turn_ok and info_ok and peak_ok and kept_ok and self.outbound == 0 and sent
 
 
 @contextlib.contextmanager
-def served_app() -> Iterator[tuple[str, int]]:
+def served_app(weather_url: str, log_path: str | None = None) -> Iterator[tuple[str, int]]:
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
-    env.pop("HF_TOKEN", None)
-    # The probing client sends turns faster than a person; the per-minute limit is off here.
+    drop = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "HF_TOKEN", "AGENT_MODEL", "AGENT_PUBLIC")
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    # The probing client sends turns faster than a person; the turn limits are off here.
     env.update(
         GRADIO_SERVER_PORT=str(port),
         LOG_LEVEL="WARNING",
         GRADIO_ANALYTICS_ENABLED="0",
         AGENT_TURNS_PER_MINUTE="0",
+        AGENT_CLIENT_TURNS_PER_MINUTE="0",
+        AGENT_SERVER_TURNS_PER_MINUTE="0",
+        AGENT_ENABLE_WEATHER="1",
+        WEATHER_BASE_URL=weather_url,
+        AGENT_APPROVAL="never",
     )
+    # Its log goes to a file: a pipe nobody reads would fill and block the server's logging.
+    log = open(log_path, "w+b") if log_path else tempfile.TemporaryFile()  # noqa: SIM115
     process = subprocess.Popen(
         [sys.executable, str(ROOT / "app.py")],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=log,
     )
     url = f"http://127.0.0.1:{port}/"
     try:
@@ -130,13 +129,41 @@ def served_app() -> Iterator[tuple[str, int]]:
                 if httpx.get(url + "gradio_api/info", timeout=2).status_code == 200:
                     break
             if process.poll() is not None:
-                raise RuntimeError(process.stderr.read().decode()[-2000:])
+                log.seek(0)
+                raise RuntimeError(log.read().decode(errors="replace")[-2000:])
             time.sleep(0.3)
         yield url, process.pid
     finally:
         if process.poll() is None:
             process.kill()
         process.wait()
+        log.close()
+
+
+@contextlib.contextmanager
+def hostile_model() -> Iterator[str]:
+    """The hostile model's base URL, served by `bench/hostile_model.py` in its own process."""
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "bench" / "hostile_model.py")],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,  # a client that leaves mid-reply is no news here
+    )
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().decode().strip()
+        if not url:
+            raise RuntimeError("the hostile model server did not start")
+        yield url
+    finally:
+        if process.stdin is not None:
+            process.stdin.close()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def rss_mb(pid: int) -> float:
@@ -144,25 +171,6 @@ def rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return 0.0
-
-
-CASE_LIMIT = 60.0
-
-
-def send(client: Client, text: str, files: list[Path], timeout: float = CASE_LIMIT) -> str:
-    try:
-        job = client.submit(
-            {"text": text, "files": [handle_file(str(f)) for f in files]}, api_name="/chat"
-        )
-        result = job.result(timeout=timeout)
-    except TimeoutError:
-        return f"no reply within {timeout:g} s"
-    except Exception as exc:  # a refusal reaches the client as an error with our sentence
-        return f"refused: {' '.join(str(exc).split())[:90]}"
-    chat = result[0]
-    last = chat[-1]["content"] if chat else []
-    text_parts = [p.get("text", "") for p in last if isinstance(p, dict)]
-    return f"replied: {' '.join(' '.join(text_parts).split())[:90]}"
 
 
 def timed(fn: Callable[[], object]) -> float:
@@ -176,10 +184,16 @@ def timed(fn: Callable[[], object]) -> float:
 
 
 def probe_while(
-    running: Callable[[], bool], url: str, pid: int, figures: Figures, min_seconds: float
+    running: Callable[[], bool],
+    client: Client,
+    pid: int,
+    figures: Figures,
+    min_seconds: float,
 ) -> None:
-    """Trivial turns, info requests and memory samples until the hostile turn ends."""
-    client = Client(url, verbose=False)
+    """Trivial turns (from `client`, in a new conversation), info requests and memory
+    samples until the hostile input is done."""
+    client.reset_session()
+    url = client.src
     stop_at = time.monotonic() + min_seconds
     give_up = time.monotonic() + CASE_LIMIT
     real_running = running
@@ -204,30 +218,40 @@ def probe_while(
         thread.start()
     while running() or time.monotonic() < stop_at:
         started = time.perf_counter()
-        reply = send(client, TRIVIAL, [], timeout=10)
+        reply = chat_turn(client, TRIVIAL, [], timeout=10)
         took = time.perf_counter() - started
         figures.turn_s.append(took if "4" in reply else float("inf"))
     for thread in watchers:
         thread.join()
 
 
-def run_case(case: Case, url: str, pid: int, min_seconds: float, settle: float = 1.0) -> Figures:
-    figures = Figures(case.name, rss_before=rss_mb(pid))
+def run_case(
+    case: Case, served: Served, probe: Client, min_seconds: float, settle: float = 1.0
+) -> Figures:
+    figures = Figures(case.name, rss_before=rss_mb(served.pid))
     figures.rss_peak = figures.rss_before
+    outbound = served.outbound.count
     outcomes: list[str] = []
+    ended: list[float] = []
     started = time.perf_counter()
 
     def hostile() -> None:
-        outcomes.append(send(Client(url, verbose=False), case.text, case.files))
+        try:
+            outcomes.append(case.send(served))
+        except Exception as exc:  # the bench's own failure shows in the table, not as a hang
+            outcomes.append(f"{BENCH_FAILED} {type(exc).__name__}: {exc}"[:120])
+        ended.append(time.perf_counter())
 
     senders = [threading.Thread(target=hostile) for _ in range(case.senders)]
     for thread in senders:
         thread.start()
-    probe_while(lambda: any(t.is_alive() for t in senders), url, pid, figures, min_seconds)
-    figures.hostile_s = time.perf_counter() - started
+    running = lambda: any(t.is_alive() for t in senders)  # noqa: E731
+    probe_while(running, probe, served.pid, figures, min_seconds)
+    figures.hostile_s = max(ended, default=time.perf_counter()) - started
     figures.outcome = outcomes[0] if outcomes else "no reply"
     time.sleep(settle)  # for the memory the input leaves behind
-    figures.rss_after = rss_mb(pid)
+    figures.rss_after = rss_mb(served.pid)
+    figures.outbound = served.outbound.count - outbound
     return figures
 
 
@@ -251,15 +275,15 @@ def report(reference: Figures, rows: list[Figures], liveness: bool = False) -> s
         f"worst, info {reference.worst_info * 1000:.0f} ms worst, "
         f"RSS {reference.rss_before:.0f} MB",
         "",
-        f"{'input':<22} {'turn ms':>8} {'x ref':>6} {'info ms':>8} {'+peak MB':>9} "
-        f"{'+after MB':>9} {'took s':>7}  outcome",
+        f"{'input':<25} {'turn ms':>8} {'x ref':>6} {'info ms':>8} {'+peak MB':>9} "
+        f"{'+after MB':>9} {'out':>4} {'input s':>7}  outcome",
     ]
     for row in rows:
         ratio = row.worst_turn / max(reference.worst_turn, 1e-3)
         lines.append(
-            f"{row.name:<22} {row.worst_turn * 1000:>8.0f} {ratio:>6.1f} "
+            f"{row.name:<25} {row.worst_turn * 1000:>8.0f} {ratio:>6.1f} "
             f"{row.worst_info * 1000:>8.0f} {row.rss_peak - row.rss_before:>9.0f} "
-            f"{row.rss_after - row.rss_before:>9.0f} {row.hostile_s:>7.1f}  "
+            f"{row.rss_after - row.rss_before:>9.0f} {row.outbound:>4} {row.hostile_s:>7.1f}  "
             f"{'ok ' if row.ok(liveness) else 'BAD'} {row.outcome}"
         )
     return "\n".join(lines)
@@ -267,26 +291,43 @@ def report(reference: Figures, rows: list[Figures], liveness: bool = False) -> s
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="shorter probes (CI)")
+    parser.add_argument("--quick", action="store_true", help="one input of each kind (CI)")
     parser.add_argument(
         "--liveness",
         action="store_true",
         help="pass when every probe is answered at all, whatever its time (the test suite)",
     )
+    parser.add_argument("--only", metavar="TEXT", help="only the inputs whose name holds TEXT")
+    parser.add_argument("--server-log", metavar="PATH", help="keep the server's log in PATH")
     args = parser.parse_args(argv)
-    min_seconds = 1.0 if args.quick else 3.0
-    with tempfile.TemporaryDirectory() as folder, served_app() as (url, pid):
-        all_cases = cases(Path(folder))
-        warm = Client(url, verbose=False)
-        for _ in range(3):
-            send(warm, TRIVIAL, [])
-        reference = Figures("reference", rss_before=rss_mb(pid))
-        probe_while(lambda: False, url, pid, reference, min_seconds)
-        settle = 0.3 if args.quick else 1.0
-        rows = [run_case(case, url, pid, min_seconds, settle) for case in all_cases]
-        print(report(reference, rows, args.liveness))
-        term = sigterm_seconds(pid)
-        print(f"\nSIGTERM to exit: {term:.2f} s (target < 5 s)")
+    min_seconds, settle = (0.5, 0.2) if args.quick else (3.0, 1.0)
+    outbound = OutboundCounter()
+    all_cases: list[Case] = []
+    try:
+        with tempfile.TemporaryDirectory() as folder, hostile_model() as model_url:
+            # The inputs are made while the server starts (the PNG bomb alone takes seconds).
+            making = threading.Thread(
+                target=lambda: all_cases.extend(cases(Path(folder), args.quick, args.only))
+            )
+            making.start()
+            with contextlib.ExitStack() as stack:
+                stack.callback(making.join)  # before the folder goes, whatever happens
+                url, pid = stack.enter_context(served_app(outbound.url, args.server_log))
+                making.join()
+                served = Served(url, pid, model_url, outbound)
+                probe = Client(url, verbose=False)
+                for _ in range(3):
+                    chat_turn(probe, TRIVIAL, [])
+                reference = Figures("reference", rss_before=rss_mb(pid))
+                probe_while(lambda: False, probe, pid, reference, min_seconds)
+                rows = [run_case(case, served, probe, min_seconds, settle) for case in all_cases]
+                print(report(reference, rows, args.liveness))
+                # As a Space is stopped: with a visitor still connected (the probing client).
+                term = sigterm_seconds(pid)
+                print(f"\nSIGTERM to exit, a client connected: {term:.2f} s (target < 5 s)")
+                probe.close()
+    finally:
+        outbound.close()
     return 0 if all(row.ok(args.liveness) for row in rows) and term < 5 else 1
 
 

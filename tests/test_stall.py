@@ -1,8 +1,13 @@
 """The stall check: hostile inputs against `python app.py` leave other sessions served.
 
-The test asks only that every other session is answered at all (`--liveness`): a stalled
-server cannot answer, a slow machine can. The times against their targets are the benchmark's
-(`bench/stall.py`, figures in BENCHMARKS.md)."""
+`bench/stall.py --quick` sends one input of each kind (`bench/stall_cases.py`): a message, an
+image bomb, scenario files (a catastrophic pattern; one asking for approval the operator's
+AGENT_APPROVAL=never does not give), `/ask` asking for "always", a hostile model's 16 KB repair
+bomb and 12,000-call reply, a 200,000-event conversation file and a 30 MB request body. The
+test asks that every other session is answered at all (`--liveness`): a stalled server cannot
+answer, a slow machine can. Memory at its peak, outbound requests the policy forbids and the
+exit on SIGTERM are checked too; the times against their targets are the benchmark's (figures
+in BENCHMARKS.md)."""
 
 from __future__ import annotations
 
