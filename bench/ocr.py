@@ -3,6 +3,7 @@
     benchvenv/bin/python -m bench.ocr            # from the repository root (see BENCHMARKS.md)
     benchvenv/bin/python -m bench.ocr --quick    # one rendered image of each kind
     benchvenv/bin/python -m bench.ocr --show     # and what each side read, image by image
+    benchvenv/bin/python -m bench.ocr --engine-defaults   # and rapidocr's own detection settings
 
 new: rapidocr 3.10 with its wheel's PP-OCRv6 models (`tools.ocr_engine`), as `read_text` runs
 it: character boxes asked for, and the word spaces the recogniser dropped put back from the ink
@@ -87,6 +88,16 @@ OLD = EngineSpec(
 )
 # The new engine's text as it reads it, without the word-space repair: what that repair adds.
 AS_READ = read_text.ENGINE.model_copy(update={"calls": read_text.ENGINE.calls[-1:]})
+# The new engine with rapidocr's own detection settings (`--engine-defaults`): the short side
+# scaled up to 736 pixels, and a line turned over at a classifier score of 0.9.
+DEFAULTS = read_text.ENGINE.model_copy(
+    update={
+        "settings": {
+            **read_text.ENGINE.settings,
+            "params": {"Det.limit_type": "min", "Det.limit_side_len": 736, "Cls.cls_thresh": 0.9},
+        }
+    }
+)
 
 
 @dataclass
@@ -128,12 +139,14 @@ def accuracy(errors: int, expected: int) -> float:
     return max(0.0, 1.0 - errors / expected) if expected else 1.0
 
 
-def sides_available(only_new: bool = False) -> list[Side]:
+def sides_available(only_new: bool = False, engine_defaults: bool = False) -> list[Side]:
     sides = []
     if not only_new and importlib.util.find_spec(OLD_PACKAGE) is not None:
         sides.append(Side("old: rapidocr-onnxruntime 1.4.4 (PP-OCRv4) and the repair", OLD))
     sides.append(Side("as read: rapidocr 3.10.0 (PP-OCRv6), no repair", AS_READ))
     sides.append(Side("new: rapidocr 3.10.0 (PP-OCRv6) and the repair", read_text.ENGINE))
+    if engine_defaults:
+        sides.append(Side("defaults: the same, at rapidocr's detection settings", DEFAULTS))
     return sides
 
 
@@ -192,9 +205,11 @@ def report(images: list[Case], sides: list[Side], show: bool = False) -> str:
             f"{sum(seconds):.1f} s in all"
         )
     out.extend(["", *totals])
-    if len(sides) == 3:
-        old, _, new = (statistics.mean(side.seconds.values()) for side in sides)
-        out.append(f"new / old time per read: {new / old:.2f}x")
+    if sides[0].engine is OLD:
+        old = statistics.mean(sides[0].seconds.values())
+        for side in sides[1:]:
+            ratio = statistics.mean(side.seconds.values()) / old
+            out.append(f"{side.name.split(':')[0]} / old time per read: {ratio:.2f}x")
     if show:
         out.append("")
         for key, case in by_key.items():
@@ -209,10 +224,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="one rendered image of each kind")
     parser.add_argument("--new-only", action="store_true", help="leave out the old engine")
     parser.add_argument("--show", action="store_true", help="print what each side read")
+    parser.add_argument(
+        "--engine-defaults",
+        action="store_true",
+        help="also the new engine at rapidocr's own detection settings",
+    )
     args = parser.parse_args(argv)
     images = cases(quick=args.quick)
-    sides = sides_available(only_new=args.new_only)
-    if len(sides) == 2 and not args.new_only:
+    sides = sides_available(only_new=args.new_only, engine_defaults=args.engine_defaults)
+    if sides[0].engine is not OLD and not args.new_only:
         print(f"{OLD_PACKAGE} is not installed: measuring the new engine alone.")
     measure(images, sides)
     print(report(images, sides, show=args.show))

@@ -1,10 +1,10 @@
 """The OCR bench's images, drawn here with PIL, each with the text a person reads in it.
 
-Seven kinds: signs, receipts, boarding passes, small print (as printed, and enlarged as the zoom
-tool hands it on), Chinese notices and rotated text. Each image but the zoomed ones comes in two
-forms: rendered (crisp, as a screenshot) and photographed (the page a little off square and
-tilted, lit unevenly, slightly out of focus, with sensor noise, saved as a JPEG). The
-degradation is seeded, so every run reads the same pixels.
+Eight kinds: signs, receipts, boarding passes, small print (as printed, and enlarged as the zoom
+tool hands it on), a full page, Chinese notices and rotated text. Each image but the zoomed
+ones comes in two forms: rendered (crisp, as a screenshot) and photographed (the page a little
+off square and tilted, lit unevenly, slightly out of focus, with sensor noise, saved as a JPEG).
+The degradation is seeded, so every run reads the same pixels.
 """
 
 from __future__ import annotations
@@ -258,6 +258,20 @@ def rotated() -> list[tuple[str, str, tuple[str, ...], Image.Image]]:
     ]
 
 
+ITEMS = "lamp chair kettle teapot mirror clock rug shelf vase stool desk bench basket frame candle"
+
+
+def pages() -> list[tuple[str, str, tuple[str, ...], Image.Image]]:
+    """A full page at the largest size the app prepares images to (1568 pixels a side)."""
+    lines = tuple(
+        f"{n}. The {item} costs {n * 3 + 0.5:.2f} and ships within {n % 5 + 2} days"
+        for n, item in enumerate(ITEMS.split(), start=1)
+    )
+    rows: list[tuple[int, Row]] = [(60, ([(80, "ORDER SUMMARY")], SANS_BOLD, 44))]
+    rows += [(160 + 86 * i, ([(80, line)], SERIF, 30)) for i, line in enumerate(lines)]
+    return [_drawn("order summary", "full page", (1176, 1568), rows, ground="#fdfcf7")]
+
+
 def zoomed() -> list[tuple[str, str, tuple[str, ...], Image.Image]]:
     """Small print as the zoom tool hands it on: drawn small, enlarged three times, soft."""
     made = []
@@ -280,6 +294,7 @@ KINDS: tuple[Callable[[], list[tuple[str, str, tuple[str, ...], Image.Image]]], 
     boarding_passes,
     small_print,
     zoomed,
+    pages,
     chinese_notices,
     rotated,
 )

@@ -3,8 +3,8 @@ detection and recognition models (Chinese, English and many more in one model) a
 direction classifier that its wheel ships. Nothing is downloaded: each model is named by its
 path inside the installed package, so the engine never looks for one on a model hub.
 
-Imported only inside an OCR worker (`tools.ocr_worker`): rapidocr imports OpenCV, which needs
-system libraries a slim machine may lack, and the app must start without them.
+Imported only inside an OCR worker (`tools.ocr_worker`): rapidocr imports OpenCV (the headless
+build, which needs no libGL), and where that cannot load the app must still start.
 """
 
 from __future__ import annotations
@@ -33,8 +33,11 @@ Finding = tuple[Any, ...]
 class Engine:
     """Built once per worker; called with a PIL image, it returns the lines it read."""
 
-    def __init__(self, text_score: float = 0.5, threads: int = 1) -> None:
-        params: dict[str, Any] = {
+    def __init__(
+        self, text_score: float = 0.5, threads: int = 1, params: dict[str, Any] | None = None
+    ) -> None:
+        """`params` are rapidocr's own settings ("Det.limit_side_len": 736, ...), over ours."""
+        settings: dict[str, Any] = {
             "Global.text_score": text_score,
             # Its log says which model file it uses, and warns of every image without text.
             "Global.log_level": "error",
@@ -51,12 +54,13 @@ class Engine:
             "Cls.cls_thresh": 0.99,
         }
         for task, (version, size, name) in MODELS.items():
-            params[f"{task}.ocr_version"] = rapidocr.OCRVersion(version)
-            params[f"{task}.model_type"] = rapidocr.ModelType(size)
-            params[f"{task}.model_path"] = str(_MODELS / name)
-        self._engine = rapidocr.RapidOCR(params=params)
+            settings[f"{task}.ocr_version"] = rapidocr.OCRVersion(version)
+            settings[f"{task}.model_type"] = rapidocr.ModelType(size)
+            settings[f"{task}.model_path"] = str(_MODELS / name)
+        settings.update(params or {})
+        self._engine = rapidocr.RapidOCR(params=settings)
         self._turned = False
-        self._thresh = float(params["Cls.cls_thresh"])
+        self._thresh = float(settings["Cls.cls_thresh"])
         classify = self._engine.cls_and_rotate
 
         def noting_turns(crops: list[Any]) -> Any:
