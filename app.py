@@ -27,7 +27,7 @@ from ui import approval_panel, process_folders
 from ui.a11y import a11y_script
 from ui.examples import EXAMPLES, EXAMPLES_DIR, example_values
 from ui.handlers import PageHandlers
-from ui.history_panel import History, wire_history
+from ui.history_panel import History, history_script, remember_sent, wire_history
 from ui.labels import UI_TEXT
 from ui.language import aria_script, on_page_load
 from ui.layout import I18N, THEME, chat_tab, settings_panel
@@ -115,13 +115,15 @@ def build_demo(
         count_sent = "(...values) => [...values.slice(0, -1), window.agentStops || 0]"
         count_stop = "(s, n) => [s, (window.agentStops = (window.agentStops || 0) + 1)]"
         # The message taken, and each step of its turn, is saved in the browser as it goes
-        # (ui.history_panel), so a reload mid-turn keeps it.
+        # (ui.history_panel), so a reload mid-turn keeps it; the browser keeps the message
+        # itself from the moment it is sent until the server says it took it.
         history = History(page, list(settings))
+        demo.load(None, js=history_script())  # before the page's load reads the storage
         take = {
             "fn": history.taking(page.take),
             "inputs": [box, state, presses],
             "outputs": [box, taken, state, parts.saved],
-            "js": count_sent,
+            "js": remember_sent(count_sent),
         }
         tell = {"fn": page.tell_held, "inputs": [taken, state], "outputs": None, **quiet}
         took = box.submit(**take, queue=False, **quiet)

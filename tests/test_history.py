@@ -40,17 +40,16 @@ def through_the_browser(value):
 
 
 def saved_value(state) -> dict:
-    return through_the_browser(
-        history.put(history.empty(), history.snapshot(state), state.conversation_id)
-    )
+    """The page's conversation as the browser keeps it."""
+    return through_the_browser(history.snapshot(state))
 
 
 async def restored(page: PageHandlers, value: dict):
-    """A fresh page state holding the browser's current conversation, as a reload makes it."""
-    stored, problem = history.read(value)
-    assert not problem
+    """A fresh page state holding the browser's conversation, as a reload makes it."""
+    conversation = history.read_conversation(json.dumps(value, ensure_ascii=False))
+    assert conversation is not None
     state = page.new_state()
-    history.restore(state, history.find(stored, stored["current"]))
+    history.restore(state, conversation)
     return state
 
 
@@ -83,7 +82,7 @@ async def test_the_agent_remembers_earlier_turns_after_a_restore():
     )
     *_, (_, _, state, _) = await run(page.chat({"text": "capital of France?"}, None))
     state.conversation_id = "a1"
-    again = await restored(page, history.put(history.empty(), history.snapshot(state), "a1"))
+    again = await restored(page, saved_value(state))
     page.make_model = lambda prefs: ScriptedModel([recall], name="fake")
     *_, (chat, _, _, _) = await run(page.chat({"text": "what did I ask before?"}, again))
     assert "capital of France?" in chat[-1]["content"]
@@ -148,7 +147,7 @@ async def test_a_chinese_page_says_the_image_is_gone_in_chinese():
     state.close()
     again = page.new_state()
     again.prefs.language = "zh"
-    history.restore(again, history.find(*history.read(value)[:1], value["current"]))
+    history.restore(again, history.read_conversation(json.dumps(value, ensure_ascii=False)))
     assert chat_messages(again)[0]["content"][-1] == "[图片 img_1 已不可用]"
     again.close()
 
@@ -169,38 +168,49 @@ async def test_the_api_key_and_credentials_are_never_in_the_stored_value():
     state.close()
 
 
+def payload(**parts) -> str:
+    """What the page sends as it loads (`assets/history.js`), with `parts` in it."""
+    value = {"format": history.FORMAT, "version": history.VERSION, **parts}
+    return json.dumps(value, ensure_ascii=False)
+
+
 @pytest.mark.parametrize(
-    "value",
+    "text",
     [
-        {"unreadable": True},
+        json.dumps({"unreadable": True}),
         "not a history",
-        ["a", "list"],
-        {"format": "something else", "version": 1, "conversations": []},
-        {"format": history.FORMAT, "version": 99, "conversations": []},
-        {"format": history.FORMAT, "version": 1, "conversations": "nope"},
-        {"format": history.FORMAT, "version": 1, "conversations": [], "x": "y" * 2_000_000},
+        json.dumps(["a", "list"]),
+        json.dumps({"format": "something else", "version": 2}),
+        json.dumps({"format": history.FORMAT, "version": 99}),
+        payload(index={"format": history.FORMAT, "version": 2, "conversations": "nope"}),
+        payload(index="x" * 2_000_000),
+        payload(unreadable=True),
     ],
 )
-def test_a_value_that_does_not_read_is_set_aside_and_flagged(value):
-    stored, problem = history.read(value)
-    assert problem and stored == history.empty()
+def test_a_value_that_does_not_read_is_set_aside_and_flagged(text):
+    loaded = history.read_loaded(text)
+    assert loaded.problem and loaded.index == [] and loaded.current is None
 
 
 def test_nothing_stored_is_no_problem():
-    assert history.read(None) == (history.empty(), False)
+    assert history.read_loaded("") == history.Loaded()
+    assert history.read_loaded(payload()) == history.Loaded()
 
 
 async def test_one_bad_conversation_goes_and_the_others_stay():
     page = offline_page(ConvertUnits())
     *_, (_, _, state, _) = await run(page.chat({"text": "convert 5 miles"}, None))
     good = history.snapshot(state)
-    bad_event = {**good, "id": "bad1", "turns": [{**good["turns"][0], "events": [{"type": "?"}]}]}
-    bad_shape = {**good, "id": "bad2", "turns": "no"}
-    value = {**history.empty(good["id"]), "conversations": [bad_event, good, bad_shape, 7]}
-    stored, problem = history.read(through_the_browser(value))
-    assert problem
-    assert [c["id"] for c in stored["conversations"]] == [good["id"]]
-    assert stored["current"] == good["id"]
+    entry = {"id": good["id"], "title": good["title"], "saved_at": 2.0, "turns": 1}
+    index = {"format": history.FORMAT, "version": 2, "conversations": [entry, {"id": "../x"}, 7]}
+    loaded = history.read_loaded(payload(index=index, current_id=good["id"], current=good))
+    assert loaded.problem
+    assert [e["id"] for e in loaded.index] == [good["id"]] and loaded.current == good
+    # The tab's conversation, with an event of no known type, is set aside, to be forgotten.
+    bad_event = {**good, "turns": [{**good["turns"][0], "events": [{"type": "?"}]}]}
+    loaded = history.read_loaded(payload(index=index, current_id=good["id"], current=bad_event))
+    assert loaded.problem and loaded.current is None and loaded.unreadable == [good["id"]]
+    assert [e["id"] for e in loaded.index] == [good["id"]]
     state.close()
 
 
@@ -219,23 +229,48 @@ def test_a_forged_file_name_is_never_looked_for():
     assert history.stored_file("session-nothere", "img_1-00112233.png") is None
 
 
-async def test_the_list_keeps_the_newest_ten_and_fits_the_size_limit(monkeypatch):
+def test_an_upload_is_looked_for_only_in_gradios_upload_folder(tmp_path, monkeypatch):
+    uploads = tmp_path / "uploads"
+    (uploads / "abc").mkdir(parents=True)
+    (uploads / "abc" / "photo.png").write_bytes(b"x")
+    (tmp_path / "secret.png").write_bytes(b"x")
+    monkeypatch.setattr(history, "get_upload_folder", lambda: str(uploads))
+    assert history.uploaded_file(str(uploads / "abc" / "photo.png")) is not None
+    assert history.uploaded_file(str(uploads / "abc" / ".." / ".." / "secret.png")) is None
+    assert history.uploaded_file(str(tmp_path / "secret.png")) is None
+    assert history.uploaded_file("abc/photo.png") is None  # relative: from where?
+    assert history.uploaded_file(str(uploads)) is None
+    assert history.uploaded_file("/etc/passwd") is None
+
+
+async def test_the_list_keeps_the_newest_ten_and_a_conversation_fits_its_size(monkeypatch):
     page = offline_page(ConvertUnits())
     *_, (_, _, state, _) = await run(page.chat({"text": "convert 5 miles"}, None))
-    saved = history.empty()
+    kept = history.Kept()
     for number in range(12):
         state.conversation_id = f"{number:x}"
-        saved = history.put(saved, history.snapshot(state), state.conversation_id)
-    ids = [c["id"] for c in saved["conversations"]]
-    assert ids == [f"{n:x}" for n in range(11, 1, -1)]
-    assert history.past(saved, "b")[0] == ("convert 5 miles", "a")
-    monkeypatch.setattr(history, "MAX_BYTES", history.size_of(history.snapshot(state)) * 3)
-    saved = history.put(saved, history.snapshot(state), "b")
-    assert history.size_of(saved) <= history.MAX_BYTES and len(saved["conversations"]) == 2
-    assert saved["conversations"][0]["id"] == "b"
+        kept.changes(state, now=float(number))
+    assert [e["id"] for e in kept.index] == [f"{n:x}" for n in range(11, 1, -1)]
+    assert kept.past("b")[0] == ("convert 5 miles", "a")
+    # A conversation larger than a browser keeps of one leaves out its oldest turns.
+    for text in ("km", "what is 6*7", "what is 2+2"):
+        *_, (_, _, state, _) = await run(page.chat({"text": text}, state))
+    sizes = [history.size_of(history.turn_data(r)) for r in state.turns]
+    rest = history.size_of({**history.snapshot(state), "turns": []})  # its memory and all
+    monkeypatch.setattr(history, "CONVERSATION_BYTES", rest + sum(sizes[-2:]) + 10)
+    state.conversation_id = "c0"
+    (put,) = kept.changes(state)
+    *_, items = put["lists"]["turns"]
+    assert [t["text"] for t in items] == ["what is 6*7", "what is 2+2"]
+    # The next turn sends itself alone, and the oldest turns kept make room for it.
+    *_, (_, _, state, _) = await run(page.chat({"text": "what is 3+3"}, state))
+    (put,) = kept.changes(state)
+    cut, _, items = put["lists"]["turns"]
+    assert cut >= 1 and [t["text"] for t in items] == ["what is 3+3"]
     # An empty conversation leaves the list.
-    assert history.put(saved, None, "b")["conversations"][0]["id"] != "b"
-    assert history.drop(saved, "b")["current"] is None
+    state.turns = []
+    assert kept.changes(state) == [{"op": "drop", "id": "c0"}]
+    assert kept.find("c0") is None
     state.close()
 
 
@@ -252,8 +287,8 @@ async def test_image_ids_of_a_shape_the_server_never_makes_are_refused():
     *_, (_, _, state, _) = await run(page.chat({"text": "Zoom in", "files": [label]}, None))
     good = history.snapshot(state)
     forged = {**good, "images": [{**good["images"][0], "id": "../../x"}]}
-    stored, problem = history.read({**history.empty(good["id"]), "conversations": [forged]})
-    assert problem and stored["conversations"] == []
+    loaded = history.read_loaded(payload(current_id=good["id"], current=forged))
+    assert loaded.problem and loaded.current is None
     with pytest.raises(ValueError):
         history.restore(page.new_state(), forged)
     state.close()

@@ -1,8 +1,10 @@
-"""The stored history the browser sends back is bounded before it is validated: a value too
-large or nested too deep is set aside with the one notice, at a cost that does not grow with
-it (`ui.history.read`, `ui.json_bounds`)."""
+"""What the browser sends up of its saved conversations is bounded before it is parsed and
+validated: a value too large or nested too deep is set aside with the one notice, at a cost
+that does not grow with it (`ui.history.read_loaded`, `ui.json_bounds`)."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -13,8 +15,33 @@ from ui.handlers import PageHandlers
 from ui.history_panel import History
 
 
-def stored(conversations: list) -> dict:
-    return {"format": history.FORMAT, "version": 1, "conversations": conversations}
+def sent(inner: str) -> str:
+    """What the page sends as it loads, with `inner` (JSON text) as its list."""
+    head = json.dumps({"format": history.FORMAT, "version": history.VERSION})
+    return head[:-1] + ', "index": ' + inner + "}"
+
+
+# 30 MB of nested empty lists as JSON, and nesting deeper than json.loads can parse.
+HUGE = sent("[" + "[[],[]]," * 3_750_000 + "[]]")
+DEEP = sent("[" * 100_000 + "]" * 100_000)
+# Within the size, but more lists and objects than any conversation the page keeps.
+MANY = sent("[" + "[]," * 400_000 + "[]]")
+
+
+@pytest.mark.parametrize("text", [HUGE, DEEP, MANY], ids=["30 MB", "deep", "many"])
+def test_a_value_past_the_bounds_is_set_aside(text):
+    assert history.read_loaded(text) == history.Loaded(problem=True)
+
+
+def test_the_page_says_the_one_notice_and_starts_afresh():
+    page = PageHandlers(lambda prefs: OfflineModel(), Settings())
+    panel = History(page, ["source"])
+    for text in (HUGE, DEEP):
+        fresh = page.new_state()
+        with pytest.warns(UserWarning, match="could not be read and were set aside"):
+            chat, _, _, _, _, _, listed, *_ = panel.load(fresh, text)
+        assert chat == [] and listed.choices == []
+        fresh.close()
 
 
 def nested(depth: int) -> list:
@@ -24,29 +51,10 @@ def nested(depth: int) -> list:
     return value
 
 
-# 30 MB of nested empty lists as JSON (one list shared, so the test itself stays small), and
-# nesting deeper than json.dumps can walk.
-HUGE = stored([[[], []]] * 3_000_000)
-DEEP = stored([{"id": "ab", "turns": [], "x": nested(100_000)}])
-
-
-@pytest.mark.parametrize("value", [HUGE, DEEP], ids=["30 MB", "deep"])
-def test_a_value_past_the_bounds_is_set_aside(value):
-    assert history.read(value) == (history.empty(), True)
-
-
-def test_the_page_says_the_one_notice_and_starts_afresh():
-    page = PageHandlers(lambda prefs: OfflineModel(), Settings())
-    panel = History(page, ["source"])
-    for value in (HUGE, DEEP):
-        fresh = page.new_state()
-        with pytest.warns(UserWarning, match="could not be read and were set aside"):
-            chat, _, _, _, _, saved, *_ = panel.load(fresh, value)
-        assert chat == [] and saved["conversations"] == []
-        fresh.close()
-
-
 def test_a_value_within_the_bounds_still_reads():
-    value = stored([{"id": "ab", "turns": [], "x": nested(40)}])
-    saved, problem = history.read(value)
-    assert not problem and saved["conversations"] == value["conversations"]
+    conversation = {"id": "ab", "turns": [], "x": nested(40)}
+    index = {"format": history.FORMAT, "version": 2, "conversations": []}
+    text = sent(json.dumps(index))
+    text = text[:-1] + ', "current_id": "ab", "current": ' + json.dumps(conversation) + "}"
+    loaded = history.read_loaded(text)
+    assert not loaded.problem and loaded.current == conversation

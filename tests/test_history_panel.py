@@ -1,7 +1,9 @@
-"""The saved conversations' handlers (ui.history_panel) called directly, without a page."""
+"""The saved conversations' handlers (ui.history_panel) called directly, without a page; the
+browser's storage is the page's own script in Node (`tests/support/history_browser.py`)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import gradio as gr
@@ -9,6 +11,7 @@ import pytest
 
 from agent.config import Settings
 from agent.models import OfflineModel
+from tests.support.history_browser import INDEX, BrowserStorage
 from tools.calculator import Calculator
 from tools.convert_units import ConvertUnits
 from tools.zoom import Zoom
@@ -32,20 +35,29 @@ async def run(stream) -> list[tuple]:
     return [update async for update in stream]
 
 
+@pytest.fixture
+def browser():
+    with BrowserStorage() as storage:
+        yield storage
+
+
 def panel() -> tuple[PageHandlers, History]:
     page = PageHandlers(lambda prefs: OfflineModel(), Settings(), [ConvertUnits(), Calculator()])
     return page, History(page, SETTINGS)
 
 
-async def test_a_reload_restores_the_settings_but_never_a_key():
+async def test_a_reload_restores_the_settings_but_never_a_key(browser):
     page, panel_ = panel()
+    tab = browser.tab()
     *_, (_, _, state, _) = await run(page.chat({"text": "convert 5 miles"}, None))
     state.prefs.api_key = "sk-secret"
     state.prefs.temperature = 0.6
     state.prefs.language = "zh"
-    saved, _ = panel_.save(state)
+    tab.apply(panel_.save(state)[0])
+    assert "sk-secret" not in json.dumps(browser.local())
+    tab.reload()
     fresh = page.new_state()
-    chat, _, again, _, download, _, listed, *settings = panel_.load(fresh, saved)
+    chat, _, again, _, download, _, listed, *settings = panel_.load(fresh, tab.payload())
     assert chat == chat_messages(state) and again is fresh
     assert again.prefs.temperature == 0.6 and again.prefs.language == "zh"
     assert again.prefs.api_key == ""
@@ -56,53 +68,68 @@ async def test_a_reload_restores_the_settings_but_never_a_key():
     fresh.close()
 
 
-async def test_new_puts_the_conversation_in_the_list_and_open_brings_it_back():
+async def test_new_puts_the_conversation_in_the_list_and_open_brings_it_back(browser):
     page, panel_ = panel()
+    tab = browser.tab()
     *_, (_, _, state, _) = await run(page.chat({"text": "convert 5 miles"}, None))
     first = state.conversation_id
     chat, _, state, _, _, saved, listed, *_ = panel_.new(state)
+    tab.apply(saved)
     assert chat == [] and state.conversation_id != first
-    assert saved["current"] == state.conversation_id
+    assert browser.kept(tab)["current"] == state.conversation_id
     assert [value for _, value in listed.choices] == [first]
     *_, (_, _, state, _) = await run(page.chat({"text": "what is 6*7"}, state))
     second = state.conversation_id
-    chat, _, state, _, _, saved, listed, *_ = panel_.open(first, state)
+    chat, _, state, _, _, saved, listed, *_ = panel_.open(first, state, tab.conversation(first))
+    tab.apply(saved)
     assert chat[0]["content"] == ["convert 5 miles"] and state.conversation_id == first
     assert [value for _, value in listed.choices] == [second]
     *_, (chat, _, _, _) = await run(page.chat({"text": "km"}, state))
     assert "8.0" in chat[-1]["content"]
     saved, listed = panel_.delete(second, state)
-    assert listed.choices == [] and [c["id"] for c in saved["conversations"]] == [first]
+    tab.apply(saved)
+    kept = browser.kept(tab)
+    assert listed.choices == [] and [c["id"] for c in kept["conversations"]] == [first]
+    assert kept["current"] == first
     state.close()
 
 
-async def test_clear_forgets_the_conversation_in_the_browser_too():
+async def test_clear_forgets_the_conversation_in_the_browser_too(browser):
     page, panel_ = panel()
+    tab = browser.tab()
     *_, (_, _, state, _) = await run(page.chat({"text": "what is 6*7"}, None))
-    panel_.save(state)
+    tab.apply(panel_.save(state)[0])
+    assert len(browser.kept(tab)["conversations"]) == 1
     *_, saved, _ = panel_.clear(state)
-    assert saved["conversations"] == [] and state.turns == []
+    tab.apply(saved)
+    assert browser.kept(tab)["conversations"] == [] and state.turns == []
 
 
-async def test_an_unreadable_value_starts_afresh_and_is_replaced():
+async def test_an_unreadable_value_starts_afresh_and_is_replaced(browser):
     page, panel_ = panel()
+    tab = browser.tab()
+    browser.set(INDEX, "not:json at all")
     fresh = page.new_state()
     with pytest.warns(UserWarning, match="could not be read and were set aside"):
-        chat, _, state, _, _, saved, _, *settings = panel_.load(fresh, {"unreadable": True})
-    assert chat == [] and saved["conversations"] == []
-    assert saved["current"] == state.conversation_id
-    assert saved["prefs"] == history.stored_prefs(state.prefs)  # the page's settings, afresh
+        chat, _, state, _, _, saved, _, *settings = panel_.load(fresh, tab.payload())
+    tab.apply(saved)
+    kept = browser.kept(tab)
+    assert chat == [] and kept["conversations"] == []
+    assert kept["current"] == state.conversation_id
+    assert kept["prefs"] == history.stored_prefs(state.prefs)  # the page's settings, afresh
     assert all(s is not None for s in settings)  # no setting changes
     fresh.close()
 
 
-async def test_retry_after_a_restore_reruns_the_last_turn_without_doubling_the_memory():
+async def test_retry_after_a_restore_reruns_the_last_turn_without_doubling_the_memory(browser):
     page, panel_ = panel()
+    tab = browser.tab()
     *_, (_, _, state, _) = await run(page.chat({"text": "what is 6*7"}, None))
     *_, (_, _, state, _) = await run(page.chat({"text": "what is 2+2"}, state))
-    saved, _ = panel_.save(state)
+    tab.apply(panel_.save(state)[0])
+    tab.reload()
     fresh = page.new_state()
-    panel_.load(fresh, saved)
+    panel_.load(fresh, tab.payload())
     *_, (chat, _, again, _) = await run(page.retry(fresh))
     assert len(chat) == 4 and "4" in chat[-1]["content"]
     assert [t.user_text for t in again.session.history] == ["what is 6*7", "what is 2+2"]
@@ -110,54 +137,64 @@ async def test_retry_after_a_restore_reruns_the_last_turn_without_doubling_the_m
     fresh.close()
 
 
-async def test_a_past_conversation_keeps_its_images_until_the_page_closes():
+async def test_a_past_conversation_keeps_its_images_until_the_page_closes(browser):
     page = PageHandlers(lambda prefs: OfflineModel(), Settings(), [Zoom()])
     panel_ = History(page, SETTINGS)
+    tab = browser.tab()
     message = {"text": "Zoom into the top left", "files": [str(EXAMPLES / "label.png")]}
     *_, (_, _, state, _) = await run(page.chat(message, None))
     first = state.conversation_id
     old_folder = Path(state.turns[0].refs[0].path).parent
-    panel_.new(state)
+    tab.apply(panel_.new(state)[5])
     assert old_folder.is_dir() and old_folder in state.folders()
-    panel_.open(first, state)
+    panel_.open(first, state, tab.conversation(first))
     assert state.turns[0].gone == [] and Path(state.turns[0].refs[0].path).is_file()
     state.close()
     assert not old_folder.exists() and state.folders() == []
 
 
-async def test_a_message_is_saved_as_it_is_taken_and_its_turn_as_each_step_ends():
+async def test_a_message_is_saved_as_it_is_taken_and_its_turn_as_each_step_ends(browser):
     page = PageHandlers(lambda prefs: OfflineModel(), Settings(), [Zoom()])
     panel_ = History(page, SETTINGS)
+    tab = browser.tab()
     state = page.new_state()
     take = panel_.taking(page.take)
     _box, taken, state, saved = await take({"text": "Zoom into the top left", "files": []}, state)
-    turns = history.find(saved, state.conversation_id)["turns"]
+    tab.apply(saved)
+    turns = browser.kept(tab)["conversations"][0]["turns"]
     assert [(t["text"], t["status"]) for t in turns] == [("Zoom into the top left", "running")]
     # The turn itself, with an image: saved as it starts and after each step, with the image.
     taken["files"] = [str(EXAMPLES / "label.png")]
     updates = await run(panel_.saving(page.send)(taken, state))
-    copies = [update[4] for update in updates if update[4] != gr.skip()]
+    copies = []
+    for update in updates:
+        if update[4] != gr.skip():
+            tab.apply(update[4])
+            copies.append(browser.kept(tab)["conversations"][0])
     assert len(copies) >= 3  # the start, the zoom's result, the answer's step
-    first = history.find(copies[0], state.conversation_id)
+    first = copies[0]
     assert first["turns"][0]["images"] == ["img_1"] and first["turns"][0]["status"] == "running"
-    during = [history.find(c, state.conversation_id)["turns"][0]["events"] for c in copies]
+    during = [c["turns"][0]["events"] for c in copies]
     assert any(any(e["type"] == "tool_result" for e in events) for events in during)
-    # Held back while a turn runs: nothing is saved for it.
+    # Held back while a turn runs: nothing is saved for it, and the browser forgets it.
     state.running += 1
-    assert (await take({"text": "again", "files": []}, state))[3] == gr.skip()
+    (patch,) = (await take({"text": "again", "files": []}, state))[3:]
+    assert json.loads(patch)["ops"] == [{"op": "untaken"}]
     state.running -= 1
     state.close()
 
 
-async def test_a_page_load_after_a_message_was_taken_restores_nothing_over_it():
+async def test_a_page_load_after_a_message_was_taken_restores_nothing_over_it(browser):
     # The first message can be taken before the page's load has run; the browser may then
     # hand the load the copy that message was just saved in.
     page, panel_ = panel()
+    tab = browser.tab()
     state = page.new_state()
     _box, taken, state, saved = await panel_.taking(page.take)(
         {"text": "what is 2+2", "files": []}, state
     )
-    panel_.load(state, saved)
+    tab.apply(saved)
+    panel_.load(state, tab.payload())
     assert state.turns == []  # nothing restored in the way of the turn about to start
     *_, (chat, _, state, status) = await run(page.send(taken, state))
     assert len(state.turns) == 1 and "4" in str(chat[-1]) and status

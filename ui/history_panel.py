@@ -1,21 +1,24 @@
 """The page's saved conversations: kept in the browser, restored on load, listed to reopen.
 
-As Gradio's ChatInterface does with `save_history`, the conversations live in one
-`gr.BrowserState` (the browser's localStorage); the value's format is `ui.history`'s. The page
-restores its current conversation when it loads, saves it as a message leaves the input, as
-its turn starts and each of the turn's steps ends (a reload during the turn keeps what it did,
-the turn shown as stopped), after the turn, Stop, Clear and a change of settings, and lists
-the others (newest first) to open or delete. "New conversation" puts the current one among
-them and starts afresh.
+The browser keeps them in its own storage, from the page's script (`assets/history.js`); the
+format is `ui.history`'s. The server sends the page's changes to it through a hidden textbox
+(`saved`), whose change the script applies: as a message leaves the input, as its turn
+starts and each of the turn's steps ends (a reload during the turn keeps what it did, the turn
+shown as stopped), after the turn, Stop, Clear and a change of settings. Each carries only
+what is new in the page's own conversation. The browser sends up, through another
+(`browser`), only what the server needs: as the page loads, this tab's conversation and the
+list of the others; to open one, that one. "New conversation" puts the current one among the
+others (newest first) and starts afresh.
 
-The server keeps the last value it read or wrote (`PageState.saved`), so a turn sends nothing
-up from the browser; only the page load reads it.
+The server keeps what it knows of the browser's copy (`PageState.saved`, a `ui.history.Kept`),
+so a turn sends nothing up from the browser.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -23,37 +26,67 @@ import gradio as gr
 
 from .access import shown_url
 from .history import (
-    drop,
-    find,
-    past,
+    FORMAT,
+    MAX_CONVERSATIONS,
+    VERSION,
+    Kept,
+    Pending,
     prefs_of,
-    put,
-    read,
+    read_conversation,
+    read_loaded,
     restore,
-    snapshot,
-    stored_prefs,
-    valid_prefs,
+    with_pending,
 )
 from .labels import t
 from .page_state import PageState
 from .page_values import page_values
+from .turns import file_path
 
-STORAGE_KEY = "multimodal-react-agent-history"
-# Gradio encrypts a BrowserState with a secret it sends to every page in the page's config, so
-# the secret hides nothing from the browser that holds the value; a fixed one keeps the saved
-# conversations readable after the server restarts, when a random one would lose them all.
-SECRET = "multimodal-react-agent-history-v1"
-# Gradio hands a stored value that does not decrypt or parse to the page as no value at all;
-# what was there but did not read is told apart by the key still being in localStorage.
-_LOAD_JS = f"""(state, saved) => {{
-  const there = localStorage.getItem({json.dumps(STORAGE_KEY)}) !== null;
-  return [state, saved === null && there ? {{"unreadable": true}} : saved];
-}}"""
+# The keys of the browser's storage begin with this (`ui.history`).
+STORAGE_PREFIX = "multimodal-react-agent/"
+SCRIPT = Path(__file__).resolve().parent.parent / "assets" / "history.js"
+
+_HISTORY = "window.agentHistory"
+# What the browser sends as the page loads, to open a conversation, and with each save.
+_LOAD_JS = f"(state, sent) => [state, {_HISTORY} ? {_HISTORY}.payload() : '']"
+_OPEN_JS = (
+    f"(choice, state, sent) => [choice, state, {_HISTORY} ? {_HISTORY}.conversation(choice) : '']"
+)
+_SAVE_JS = f"(state, sent) => [state, {_HISTORY} ? {_HISTORY}.lost() : '']"
+_APPLY_JS = f"(patch) => {{ if ({_HISTORY} && patch) {_HISTORY}.apply(patch); }}"
+
+
+def script_settings() -> dict[str, Any]:
+    """What the page's script is given: the keys' prefix, the format, the list's length."""
+    return {
+        "prefix": STORAGE_PREFIX,
+        "format": FORMAT,
+        "version": VERSION,
+        "maxConversations": MAX_CONVERSATIONS,
+    }
+
+
+def history_script() -> str:
+    """The page's script that keeps the conversations (`assets/history.js`), with its
+    settings; run once as the page loads."""
+    source = SCRIPT.read_text(encoding="utf-8").strip()
+    return f"() => (\n{source}\n)({json.dumps(script_settings())})"
+
+
+def remember_sent(js: str) -> str:
+    """`js`, the browser code of an event that sends the input's message (its first value),
+    with the message kept in the tab until the server says it took it: a reload before then
+    still has it."""
+    return (
+        f"(...values) => {{ if ({_HISTORY}) {_HISTORY}.sending(values[0]); "
+        f"return ({js})(...values); }}"
+    )
 
 
 def history_parts(i18n: Any) -> SimpleNamespace:
-    """The list of past conversations (in an accordion) and the browser's copy of them; the
-    "New conversation" button is with the chat's other buttons (`new_button`)."""
+    """The list of past conversations (in an accordion), and the two hidden textboxes the
+    server and the browser's storage talk through; the "New conversation" button is with the
+    chat's other buttons (`new_button`)."""
     with gr.Accordion(i18n("conversations"), open=False, elem_id="conversations"):
         listed = gr.Radio(
             [],
@@ -67,8 +100,11 @@ def history_parts(i18n: Any) -> SimpleNamespace:
             delete_btn = gr.Button(
                 i18n("delete_conversation"), elem_id="delete-conversation", size="sm"
             )
-    saved = gr.BrowserState(None, storage_key=STORAGE_KEY, secret=SECRET)
-    return SimpleNamespace(listed=listed, open_btn=open_btn, delete_btn=delete_btn, saved=saved)
+    saved = gr.Textbox(visible=False, elem_id="history-saved")
+    browser = gr.Textbox(visible=False, elem_id="history-browser")
+    return SimpleNamespace(
+        listed=listed, open_btn=open_btn, delete_btn=delete_btn, saved=saved, browser=browser
+    )
 
 
 def new_button(i18n: Any) -> gr.Button:
@@ -85,11 +121,25 @@ class History:
 
     # -- what each part of the page shows ------------------------------------------------------
 
-    def _listed(self, state: PageState) -> Any:
-        return gr.Radio(choices=past(state.saved, state.conversation_id), value=None)
+    @staticmethod
+    def kept(state: PageState) -> Kept:
+        if not isinstance(state.saved, Kept):
+            state.saved = Kept()
+        return state.saved
 
-    def _stored(self, state: PageState) -> tuple:
-        return state.saved, self._listed(state)
+    def _listed(self, state: PageState, again: bool = True) -> Any:
+        """The list of the other conversations; unless `again`, only if it changed."""
+        kept = self.kept(state)
+        choices = kept.past(state.conversation_id)
+        if not again and choices == kept.shown:
+            return gr.skip()
+        kept.shown = choices
+        return gr.Radio(choices=choices, value=None)
+
+    def _stored(self, state: PageState, ops: list[dict], again: bool = True) -> tuple:
+        """The changes for the browser (nothing if there are none), and the list."""
+        patch = self.kept(state).patch(ops) if ops else gr.skip()
+        return patch, self._listed(state, again)
 
     def _settings(self, state: PageState, restored: bool) -> list[Any]:
         if not restored:
@@ -104,40 +154,58 @@ class History:
             for name in self.setting_names
         ]
 
-    def _whole(self, state: PageState, restored: bool, settings: bool | None = None) -> tuple:
-        """chat, trace, state, status, download, saved, list, *settings (shown again when
-        `settings`, which is `restored` unless given)."""
+    def _whole(self, state: PageState, ops: list[dict], settings: bool) -> tuple:
+        """chat, trace, state, status, download, changes, list, *settings (shown again when
+        `settings`)."""
         return (
             *page_values(state),
             self.page.download_update(state),
-            *self._stored(state),
-            *self._settings(state, restored if settings is None else settings),
+            *self._stored(state, ops),
+            *self._settings(state, settings),
         )
 
     # -- the handlers --------------------------------------------------------------------------
 
-    def load(self, state: PageState | None, value: Any) -> tuple:
-        """The page has loaded: restore the conversation the browser was last showing."""
+    def load(self, state: PageState | None, sent: Any) -> tuple:
+        """The page has loaded: restore this tab's conversation, with the message it had sent
+        if the server had not said it took it, and list the others."""
         state = self.page.use(state, tell=False)
-        saved, problem = read(value)
-        state.saved = saved
-        # A message sent before the page finished loading started a conversation of its own
-        # (its words may be what the browser has just saved); the saved one stays in the list.
-        sent = state.turns or state.messages_taken
-        conversation = None if sent else find(saved, saved["current"])
+        loaded = read_loaded(sent)
+        kept = self.kept(state)
+        # A message sent before the page finished loading saved the page's own conversation
+        # already: it stays in the list, which is otherwise the browser's.
+        own = [e for e in kept.index if e["id"] == state.conversation_id]
+        kept.index = own + [e for e in loaded.index if e["id"] != state.conversation_id]
+        del kept.index[MAX_CONVERSATIONS:]
+        kept.prefs = loaded.prefs
+        ops = [kept.remove(i) for i in loaded.unreadable]
+        problem = loaded.problem
+        # ... and started a conversation of its own; the saved one stays in the list.
+        sent_first = state.turns or state.messages_taken
+        conversation = None if sent_first else loaded.current
+        pending = loaded.pending
+        taken = False
+        if pending is not None and not sent_first and pending.id == loaded.current_id:
+            conversation = with_pending(conversation, pending, state.conversation_id)
+            taken = True
+        elif pending is not None:
+            ops.append({"op": "untaken"})
         restored = conversation is not None and self._open(state, conversation)
         if conversation is not None and not restored:
             problem = True
-            state.saved = drop(saved, conversation["id"])
+            ops.append(kept.remove(conversation["id"]))
         settings = restored
-        if not restored and not state.turns and saved.get("prefs"):
+        if not restored and not state.turns and loaded.prefs:
             # No conversation yet: the settings chosen before the reload come back alone.
-            self._set_prefs(state, valid_prefs(saved["prefs"]))
+            self._set_prefs(state, loaded.prefs)
             settings = True
         if problem:
             gr.Warning(t("history_unreadable", state.prefs.language))
-        self._keep(state)
-        return self._whole(state, restored, settings)
+        ops.append({"op": "current", "id": state.conversation_id})
+        ops += kept.changes(state, taken=taken and restored)
+        if taken and not restored:
+            ops.append({"op": "untaken"})
+        return self._whole(state, ops, settings)
 
     def _set_prefs(self, state: PageState, prefs: dict[str, Any]) -> None:
         for name, value in prefs.items():
@@ -152,112 +220,139 @@ class History:
         except ValueError:
             state.start_over()
             return False
+        self.kept(state).held(state, conversation)
         return True
 
     def taking(self, take: Callable[..., Awaitable[tuple]]) -> Callable[..., Awaitable[tuple]]:
-        """The page's `take` (box, taken, state), with the browser's copy as a fourth output:
-        the message that leaves the input is in it, so a reload before its turn has started
-        keeps its words (its images are kept once it starts, by `saving`)."""
+        """The page's `take` (box, taken, state), with the changes for the browser as a
+        fourth output: the message that leaves the input is in them, its uploaded files
+        with it, so a reload before its turn has started keeps its words and its images
+        (they are prepared as the conversation is restored, `ui.history.restore`)."""
 
         async def taken(
             message: Any, state: Any, pressed: Any = None, request: gr.Request = None
         ) -> tuple:
             box, message_taken, state = await take(message, state, pressed, request)
+            kept = self.kept(state)
             # Held back (a turn runs) or refused, the message carries no turn number.
             if not isinstance(message_taken, dict) or "turn" not in message_taken:
-                return box, message_taken, state, gr.skip()
+                return box, message_taken, state, kept.patch([{"op": "untaken"}])
             state.messages_taken += 1
-            self._keep(state, pending=str(message_taken.get("text") or ""))
-            return box, message_taken, state, state.saved
+            text = str(message_taken.get("text") or "")
+            files = [file_path(f) for f in message_taken.get("files") or []]
+            kept.pending = Pending(len(state.turns) + 1, text, files)
+            return box, message_taken, state, kept.patch(kept.changes(state, taken=True))
 
         return taken
 
     def saving(self, run: Callable[..., AsyncIterator[tuple]]) -> Callable[..., AsyncIterator]:
-        """A turn of the page's (`run(message, state)` yields chat, trace, state, status), with
-        the browser's copy as a fifth output: saved when the turn starts and each time one of
-        its steps is done, so a reload while it runs keeps what it has done, the turn shown
-        as stopped (`ui.history.restore`). Its end saves it again, whole."""
+        """A turn of the page's (`run(message, state)` yields chat, trace, state, status),
+        with the changes for the browser as a fifth output: saved when the turn starts and
+        each time one of its steps is done, so a reload while it runs keeps what it has
+        done, the turn shown as stopped (`ui.history.restore`). The save after it ends
+        (`save`) has the rest."""
 
         async def turn(message: Any, state: Any) -> AsyncIterator[tuple]:
             record, looked = None, 0  # the running turn, and how many of its events were seen
-            async for update in run(message, state):
-                current = update[2] if isinstance(update[2], PageState) else None
-                running = current is not None and current.running and current.turns
-                latest = current.turns[-1] if running else None
-                # A turn is saved as it starts, then when a step of it has ended since the last
-                # update: only those events are looked at, as a turn streams many.
-                changed = latest is not None and latest is not record
-                if latest is not None and latest is record:
-                    changed = any(e.type in _STEP_ENDS for e in latest.events[looked:])
-                if latest is not None:
-                    record, looked = latest, len(latest.events)
-                if changed:
-                    self._keep(current)
-                    yield (*update, current.saved)
-                else:
-                    yield (*update, gr.skip())
+            # The message this turn runs, as it was saved when taken: the turn stands for it
+            # once it has started, and it goes when the turn ends if it never did.
+            taken = self.kept(state).pending if isinstance(state, PageState) else None
+            try:
+                async for update in run(message, state):
+                    current = update[2] if isinstance(update[2], PageState) else None
+                    running = current is not None and current.running and current.turns
+                    latest = current.turns[-1] if running else None
+                    # A turn is saved as it starts, then when a step of it has ended since
+                    # the last update: only those events are looked at, as a turn streams many.
+                    changed = latest is not None and latest is not record
+                    if latest is not None and latest is record:
+                        changed = any(e.type in _STEP_ENDS for e in latest.events[looked:])
+                    if latest is not None:
+                        record, looked = latest, len(latest.events)
+                    if changed and current is not None:
+                        kept = self.kept(current)
+                        if kept.pending is taken:
+                            kept.pending = None
+                        ops = kept.changes(current)
+                        yield (*update, kept.patch(ops) if ops else gr.skip())
+                    else:
+                        yield (*update, gr.skip())
+            finally:
+                if taken is not None and self.kept(state).pending is taken:
+                    self.kept(state).pending = None
 
         return turn
 
-    def save(self, state: PageState | None) -> tuple:
-        """The browser's copy, with the page's conversation as it is now. Nothing while a
-        turn runs: the turn saves itself as its steps end (`saving`), and again when it
-        ends."""
-        if state is None or state.running:
+    def save(self, state: PageState | None, lost: Any = None) -> tuple:
+        """The changes for the browser, with the page's conversation as it is now. Nothing
+        while a turn runs: the turn saves itself as its steps end (`saving`), and again when
+        it ends. `lost` names a conversation the browser could not apply a change to: the
+        next change sends it whole."""
+        if state is None:
             return gr.skip(), gr.skip()
-        self._keep(state)
-        return self._stored(state)
-
-    @staticmethod
-    def _keep(state: PageState, pending: str | None = None) -> None:
-        # The page's settings go in before `put`, which keeps the value within its size.
-        saved = {**(state.saved or read(None)[0]), "prefs": stored_prefs(state.prefs)}
-        state.saved = put(saved, snapshot(state, pending=pending), state.conversation_id)
+        kept = self.kept(state)
+        if lost and lost == state.conversation_id:
+            kept.forget(lost)
+        if state.running:
+            return gr.skip(), gr.skip()
+        return self._stored(state, kept.changes(state), again=False)
 
     def new(self, state: PageState | None) -> tuple:
         """A fresh conversation; the one shown goes to the list."""
-        state = self._leave(state)
-        return self._whole(state, False)
+        state, ops = self._leave(state)
+        return self._whole(state, ops, False)
 
-    def open(self, choice: str | None, state: PageState | None) -> tuple:
+    def open(self, choice: str | None, state: PageState | None, sent: Any = None) -> tuple:
+        """Open the past conversation `choice`, which the browser sent (`sent`)."""
         state = self.page.use(state)
         language = state.prefs.language
-        conversation = find(state.saved, choice)
-        if conversation is None:
-            gr.Warning(t("pick_conversation" if not choice else "conversation_missing", language))
-            return self._whole(state, False)
-        state = self._leave(state)
-        if not self._open(state, conversation):
+        kept = self.kept(state)
+        if not choice:
+            gr.Warning(t("pick_conversation", language))
+            return self._whole(state, [], False)
+        if not sent:
+            gr.Warning(t("conversation_missing", language))
+            return self._whole(state, [kept.remove(choice)], False)
+        conversation = read_conversation(sent)
+        if conversation is not None and conversation["id"] != choice:
+            conversation = None
+        state, ops = self._leave(state)
+        if conversation is None or not self._open(state, conversation):
             gr.Warning(t("history_unreadable", language))
-            state.saved = drop(state.saved, conversation["id"])
-            return self._whole(state, False)
-        self._keep(state)
-        return self._whole(state, True)
+            return self._whole(state, [*ops, kept.remove(choice)], False)
+        ops.append({"op": "current", "id": state.conversation_id})
+        return self._whole(state, ops + kept.changes(state), True)
 
     def delete(self, choice: str | None, state: PageState | None) -> tuple:
         state = self.page.use(state)
-        if not choice or find(state.saved, choice) is None:
+        kept = self.kept(state)
+        if not choice or kept.find(choice) is None or choice == state.conversation_id:
             gr.Warning(t("pick_conversation", state.prefs.language))
-            return self._stored(state)
-        state.saved = drop(state.saved, choice)
-        return self._stored(state)
+            return self._stored(state, [])
+        return self._stored(state, [kept.remove(choice)])
 
     def clear(self, state: PageState | None) -> tuple:
         """Clear: the conversation goes from the page and from the browser."""
         state = self.page.use(state)
+        kept = self.kept(state)
         cleared = state.conversation_id
         values = self.page.clear(state)
-        state.saved = drop(state.saved or read(None)[0], cleared)
-        return (*values, *self._stored(state))
+        kept.pending = None
+        ops = [kept.remove(cleared), {"op": "current", "id": state.conversation_id}]
+        kept.forget(state.conversation_id)
+        return (*values, *self._stored(state, ops))
 
-    def _leave(self, state: PageState | None) -> PageState:
-        """Stop what runs, keep the conversation in the list, and start a fresh one."""
+    def _leave(self, state: PageState | None) -> tuple[PageState, list[dict]]:
+        """Stop what runs, keep the conversation in the list, and start a fresh one (a reload
+        then shows it); returns the changes for the browser."""
         state = self.page.use(state)
         self.page.halt(state)
-        self._keep(state)
+        kept = self.kept(state)
+        kept.pending = None
+        ops = kept.changes(state)
         state.start_over()
-        self._keep(state)  # a reload now shows the fresh conversation
-        return state
+        ops.append({"op": "current", "id": state.conversation_id})
+        return state, ops
 
 
 # The events after which a running turn is saved again: those that end a step or a part of it
@@ -278,18 +373,23 @@ def wire_history(
     (or none) is on the page. `parts` is the chat tab's (`ui.layout.chat_tab`); `loaded` the
     page-load event that made the session's state; `saves` the events after which the
     conversation is saved (a turn's end, Stop, a change of settings; the page's turns save
-    themselves as they go, through `History.taking` and `History.saving`). A new, opened or
-    cleared conversation ends a running turn through its state, as Stop does, never by
-    cancelling its event."""
+    themselves as they go, through `History.taking` and `History.saving`). The page's script
+    (`history_script`) must run as the page loads. A new, opened or cleared conversation
+    ends a running turn through its state, as Stop does, never by cancelling its event."""
     stored = [parts.saved, parts.listed]
     shown = [parts.chatbot, parts.trace, state, parts.status, parts.download]
     whole = [*shown, *stored, *settings.values()]
     quiet = {"api_visibility": "private", "show_progress": "hidden"}
-    loaded.then(history.load, [state, parts.saved], whole, js=_LOAD_JS, **quiet)
+    # Each change the server sends is applied in the browser, by the page's script alone.
+    parts.saved.change(None, [parts.saved], None, js=_APPLY_JS, queue=False, **quiet)
+    up = [state, parts.browser]
+    loaded.then(history.load, up, whole, js=_LOAD_JS, **quiet)
     for event in saves:
-        event.then(history.save, [state], stored, queue=False, **quiet)
+        event.then(history.save, up, stored, js=_SAVE_JS, queue=False, **quiet)
     new = parts.new_btn.click(history.new, [state], whole, queue=False, **quiet)
-    opened = parts.open_btn.click(history.open, [parts.listed, state], whole, queue=False, **quiet)
+    opened = parts.open_btn.click(
+        history.open, [parts.listed, *up], whole, js=_OPEN_JS, queue=False, **quiet
+    )
     parts.delete_btn.click(history.delete, [parts.listed, state], stored, **quiet)
     cleared = [parts.chatbot, parts.trace, state, parts.status, parts.box, parts.download]
     clear = parts.clear_btn.click(history.clear, [state], [*cleared, *stored], queue=False, **quiet)

@@ -120,8 +120,8 @@ class PageState:
         self.trace_file: str | None = None
         # The conversation's name in the browser's saved conversations (ui.history).
         self.conversation_id = uuid.uuid4().hex[:12]
-        # The saved conversations as last read from or written to the browser.
-        self.saved: dict[str, Any] | None = None
+        # What the server knows of the conversations the browser keeps (`ui.history.Kept`).
+        self.saved: Any = None
         # Image folders of this page's earlier conversations: opened again, they show their
         # images. They go when the page's state closes.
         self._kept: list[str] = []

@@ -1,16 +1,16 @@
 """Saved conversations in a real browser: a reload restores the conversation and it goes on;
-New conversation, opening and deleting past ones; the API key never reaches localStorage; an
-image the server lost shows as gone; a stored value that does not read is set aside once.
+New conversation, opening and deleting past ones; two tabs each keep their own; a reload the
+moment after sending keeps the message and its images; the API key never reaches the
+browser's storage; an image the server lost shows as gone; a stored value that does not read
+is set aside once.
 
-Each test opens its own browser context, so its own localStorage. The tests take the two
+Each test opens its own browser context, so its own storage. The tests take the two
 languages in turn (each works in both): a reload in English, during a turn in Chinese, New
 conversation and a lost image in Chinese, the rest in English.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 import re
 import shutil
@@ -22,8 +22,7 @@ import pytest
 import app
 from agent.models import OfflineModel
 from tests.support.held_model import Gate, HeldBefore
-from tests.support.local import CHROMIUM, launched_chromium, open_page, serve
-from ui.history_panel import SECRET, STORAGE_KEY
+from ui.history_panel import STORAGE_PREFIX
 from ui.labels import UI_TEXT
 
 pytestmark = pytest.mark.browser
@@ -31,32 +30,33 @@ pytestmark = pytest.mark.browser
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 ROOT = Path(app.__file__).resolve().parent
-LABEL = ROOT / "assets" / "examples" / "label.png"
+EXAMPLES = ROOT / "assets" / "examples"
+LABEL = EXAMPLES / "label.png"
+IMAGES = [EXAMPLES / name for name in ("label.png", "receipt.png", "sign.png")]
+SIZES = ["1600x1000", "700x900", "900x520"]  # what image_info says of each
 KEY = "sk-never-in-the-browser-7f3a9c"
 DONE = {"en-US": re.compile(r"model call"), "zh-CN": re.compile(r"次模型调用")}
 # The example that asks for a unit, and the answer that finishes it, in each language.
 CONVERT = {"en-US": ("convert 5 miles", "km"), "zh-CN": ("换算 5 英里", "公里")}
+# What the browser keeps, as one value: this tab's conversation's id, each kept conversation
+# in the list's order (newest first), and the page's settings.
+_KEPT = """prefix => {
+  const read = (key) => { try { return JSON.parse(localStorage.getItem(key)); }
+                          catch (error) { return null; } };
+  const index = read(prefix + "index") || {conversations: []};
+  const conversations = index.conversations.map((e) => read(prefix + "c/" + e.id))
+    .filter(Boolean);
+  return {current: sessionStorage.getItem(prefix + "current"), conversations,
+          prefs: index.prefs || null};
+}"""
 
 
-# The model of the next turn; the offline one but where a test says.
-MODEL = {"factory": OfflineModel}
+@pytest.fixture
+def open_page(open_at):
+    def opener(locale: str = "en-US"):
+        return open_at(locale=locale)
 
-
-@pytest.fixture(scope="module")
-def url():
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Chromium is not installed")
-    demo = app.build_demo(model_factory=lambda prefs: MODEL["factory"]())
-    try:
-        yield serve(demo, **app.launch_options())
-    finally:
-        demo.close()
-
-
-@pytest.fixture(scope="module")
-def browser(url):
-    with launched_chromium() as browser:
-        yield browser
+    return opener
 
 
 def reload(page) -> None:
@@ -94,10 +94,7 @@ def wait_saved(page, turns: int, running: bool = False, steps: str | None = None
 def saved_turns(page, steps: str | None = None) -> tuple[int, bool, bool]:
     """How many turns the browser keeps of the page's conversation, whether the last of them
     was still running when it was saved, and whether it has an event of type `steps`."""
-    value = stored(page)
-    if not value:
-        return 0, False, steps is None
-    saved = decrypted(value)
+    saved = kept(page)
     current = [c for c in saved["conversations"] if c["id"] == saved["current"]]
     turns = current[0]["turns"] if current else []
     running = bool(turns) and turns[-1]["status"] == "running"
@@ -116,33 +113,13 @@ def past_list(page, locale: str = "en-US"):
     return page.locator("#past-conversations")
 
 
-def stored(page) -> str:
-    return page.evaluate("key => localStorage.getItem(key)", STORAGE_KEY) or ""
-
-
-def decrypted(value: str) -> dict:
-    """The BrowserState value as the page stores it: CryptoJS AES with a passphrase (the
-    SHA-256 of the secret, in hex), in OpenSSL's salted format, after a base64 IV."""
-    from cryptography.hazmat.primitives import padding
-    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
-
-    raw = base64.b64decode(value.split(":", 1)[1])
-    assert raw[:8] == b"Salted__"
-    salt, body = raw[8:16], raw[16:]
-    passphrase = hashlib.sha256(SECRET.encode()).hexdigest().encode()
-    derived, block = b"", b""
-    while len(derived) < 48:  # OpenSSL's EVP_BytesToKey with MD5: a 32-byte key, a 16-byte IV
-        block = hashlib.md5(block + passphrase + salt).digest()
-        derived += block
-    decryptor = Cipher(algorithms.AES(derived[:32]), modes.CBC(derived[32:48])).decryptor()
-    unpadder = padding.PKCS7(128).unpadder()
-    plain = unpadder.update(decryptor.update(body) + decryptor.finalize()) + unpadder.finalize()
-    return json.loads(plain)
+def kept(page) -> dict:
+    return page.evaluate(_KEPT, STORAGE_PREFIX)
 
 
 @pytest.mark.parametrize("locale", ["en-US"])
-def test_a_reload_restores_the_conversation_and_it_goes_on(browser, url, locale):
-    page = open_page(browser, url, locale)
+def test_a_reload_restores_the_conversation_and_it_goes_on(open_page, locale):
+    page = open_page(locale)
     question, unit = CONVERT[locale]
     ask(page, question)
     turn_done(page, 1, locale)
@@ -157,14 +134,13 @@ def test_a_reload_restores_the_conversation_and_it_goes_on(browser, url, locale)
     expect(chat.locator(".bot-row")).to_have_count(2)
     expect(chat.locator(".bot-row").last).to_contain_text("8.0")
     expect(trace).to_contain_text("第 2 轮" if locale == "zh-CN" else "Turn 2")
-    page.context.close()
 
 
-def test_a_reload_during_a_turn_keeps_what_it_did_and_shows_it_stopped(browser, url):
+def test_a_reload_during_a_turn_keeps_what_it_did_and_shows_it_stopped(open_page, page_model):
     # The turn holds after its zoom, until the reload has been looked at.
     gate = Gate()
-    MODEL["factory"] = lambda: HeldBefore(OfflineModel(), 2, gate)
-    page = open_page(browser, url, "zh-CN")
+    page_model["factory"] = lambda: HeldBefore(OfflineModel(), 2, gate)
+    page = open_page("zh-CN")
     try:
         ask(page, "放大左上角，然后读出上面的字", LABEL)
         trace = page.locator("#trace")
@@ -184,14 +160,12 @@ def test_a_reload_during_a_turn_keeps_what_it_did_and_shows_it_stopped(browser, 
         expect(chat.locator(".bot-row")).to_have_count(1)
     finally:
         gate.open()
-        MODEL["factory"] = OfflineModel
-        page.context.close()
 
 
-def test_a_reload_the_moment_the_input_empties_keeps_the_words(browser, url):
+def test_a_reload_the_moment_the_input_empties_keeps_the_words(open_page, page_model):
     gate = Gate()
-    MODEL["factory"] = lambda: HeldBefore(OfflineModel(), 1, gate)
-    page = open_page(browser, url)
+    page_model["factory"] = lambda: HeldBefore(OfflineModel(), 1, gate)
+    page = open_page()
     try:
         ask(page, "what is 6*7")
         expect(page.locator("#input textarea")).to_have_value("")
@@ -202,36 +176,31 @@ def test_a_reload_the_moment_the_input_empties_keeps_the_words(browser, url):
         expect(page.locator("#chat .bot-row").last).to_contain_text("42", timeout=20_000)
     finally:
         gate.open()
-        MODEL["factory"] = OfflineModel
-        page.context.close()
 
 
-def test_a_message_refused_before_its_turn_saves_nothing(browser, url):
-    page = open_page(browser, url)
-    try:
-        ask(page, "what is 2+2")
-        turn_done(page, 1)
-        # Only an unreadable file: refused in one sentence before any turn starts.
-        page.set_input_files(
-            "#input input[type=file]",
-            files=[{"name": "broken.png", "mimeType": "image/png", "buffer": b"not a png"}],
-        )
-        page.wait_for_function(
-            "() => document.querySelectorAll('#input img, #input .thumbnail-item').length >= 1"
-        )
-        page.press("#input textarea", "Enter")
-        expect(page.locator(".toast-body")).to_be_visible()
-        page.wait_for_timeout(500)
-        assert saved_turns(page) == (1, False, True)
-        reload(page)
-        expect(page.locator("#chat .user-row")).to_have_count(1)
-    finally:
-        page.context.close()
+def test_a_message_refused_before_its_turn_saves_nothing(open_page):
+    page = open_page()
+    ask(page, "what is 2+2")
+    turn_done(page, 1)
+    # Only an unreadable file: refused in one sentence before any turn starts.
+    page.set_input_files(
+        "#input input[type=file]",
+        files=[{"name": "broken.png", "mimeType": "image/png", "buffer": b"not a png"}],
+    )
+    page.wait_for_function(
+        "() => document.querySelectorAll('#input img, #input .thumbnail-item').length >= 1"
+    )
+    page.press("#input textarea", "Enter")
+    expect(page.locator(".toast-body")).to_be_visible()
+    page.wait_for_timeout(500)
+    assert saved_turns(page) == (1, False, True)
+    reload(page)
+    expect(page.locator("#chat .user-row")).to_have_count(1)
 
 
 @pytest.mark.parametrize("locale", ["zh-CN"])
-def test_new_conversation_then_open_the_past_one_and_go_on(browser, url, locale):
-    page = open_page(browser, url, locale)
+def test_new_conversation_then_open_the_past_one_and_go_on(open_page, locale):
+    page = open_page(locale)
     question, unit = CONVERT[locale]
     ask(page, question)
     turn_done(page, 1, locale)
@@ -252,11 +221,10 @@ def test_new_conversation_then_open_the_past_one_and_go_on(browser, url, locale)
     expect(chat.locator(".bot-row").last).to_contain_text("8.0")
     # The opened conversation is the page's own now, not in the list of past ones.
     expect(listed.get_by_text(question, exact=True)).to_have_count(0)
-    page.context.close()
 
 
-def test_a_past_conversation_can_be_deleted_for_good(browser, url):
-    page = open_page(browser, url)
+def test_a_past_conversation_can_be_deleted_for_good(open_page):
+    page = open_page()
     ask(page, "what is 6*7")
     turn_done(page, 1)
     page.click("#new-conversation")
@@ -270,13 +238,12 @@ def test_a_past_conversation_can_be_deleted_for_good(browser, url):
     expect(page.locator("#chat")).to_contain_text("convert 5 miles")
     listed = past_list(page)
     expect(listed.get_by_text("what is 6*7", exact=True)).to_have_count(0)
-    titles = [c["title"] for c in decrypted(stored(page))["conversations"]]
+    titles = [c["title"] for c in kept(page)["conversations"]]
     assert titles == ["convert 5 miles"]
-    page.context.close()
 
 
-def test_the_api_key_is_never_in_local_storage(browser, url):
-    page = open_page(browser, url)
+def test_the_api_key_is_never_in_the_browsers_storage(open_page):
+    page = open_page()
     page.locator("#settings").get_by_text("Settings").first.click()
     key_field = page.locator("#api-key input, #api-key textarea").first
     key_field.fill(KEY)
@@ -285,29 +252,30 @@ def test_the_api_key_is_never_in_local_storage(browser, url):
     turn_done(page, 1)
     page.locator("#settings input[type=range]").first.fill("0.5")  # a change saves again
     deadline = time.monotonic() + 10
-    while decrypted(stored(page))["conversations"][0]["prefs"]["temperature"] != 0.5:
+    while kept(page)["conversations"][0]["prefs"]["temperature"] != 0.5:
         assert time.monotonic() < deadline, "the change of settings was not saved"
         page.wait_for_timeout(100)
-    raw = page.evaluate("() => JSON.stringify(Object.entries(localStorage))")
+    raw = page.evaluate(
+        "() => JSON.stringify([Object.entries(localStorage), Object.entries(sessionStorage)])"
+    )
     assert KEY not in raw
-    value = decrypted(stored(page))
+    value = kept(page)
     text = json.dumps(value, ensure_ascii=False)
     assert "what is 6*7" in text and KEY not in text and "api_key" not in text
     reload(page)
     page.locator("#settings").get_by_text("Settings").first.click()
     expect(page.locator("#api-key input, #api-key textarea").first).to_have_value("")
     expect(page.locator("#settings input[type=range]").first).to_have_value("0.5")
-    page.context.close()
 
 
-def test_settings_chosen_before_any_message_survive_a_reload(browser, url):
-    page = open_page(browser, url)
+def test_settings_chosen_before_any_message_survive_a_reload(open_page):
+    page = open_page()
     page.locator("#settings").get_by_text("Settings").first.click()
     page.locator("#protocol").get_by_text("ReAct text", exact=True).click()
     page.locator("#style").get_by_text("Plugin task", exact=True).click()
     page.locator("#settings input[type=range]").first.fill("0.7")
     deadline = time.monotonic() + 10
-    while not stored(page) or decrypted(stored(page)).get("prefs", {}).get("temperature") != 0.7:
+    while (kept(page)["prefs"] or {}).get("temperature") != 0.7:
         assert time.monotonic() < deadline, "the settings were not saved"
         page.wait_for_timeout(100)
     reload(page)
@@ -321,12 +289,11 @@ def test_settings_chosen_before_any_message_survive_a_reload(browser, url):
     reload(page)
     page.locator("#settings").get_by_text("Settings").first.click()
     expect(page.locator("#protocol input[value=react]")).to_be_checked()
-    page.context.close()
 
 
 @pytest.mark.parametrize("locale", ["zh-CN"])
-def test_an_image_the_server_lost_shows_as_gone(browser, url, locale):
-    page = open_page(browser, url, locale)
+def test_an_image_the_server_lost_shows_as_gone(open_page, locale):
+    page = open_page(locale)
     ask(page, "Zoom into the top left" if locale == "en-US" else "放大左上角", LABEL)
     turn_done(page, 1, locale)
     expect(page.locator("#chat .user-row img")).to_have_count(1)
@@ -343,17 +310,60 @@ def test_an_image_the_server_lost_shows_as_gone(browser, url, locale):
     expect(chat.locator(".bot-row")).to_have_count(2)
     answer = "no longer available" if locale == "en-US" else "已不在服务器上"
     expect(chat.locator(".bot-row").last).to_contain_text(answer)
-    page.context.close()
 
 
-def test_a_stored_value_that_does_not_read_is_set_aside_with_one_notice(browser, url):
-    page = open_page(browser, url)
-    page.evaluate("key => localStorage.setItem(key, 'not:encrypted at all')", STORAGE_KEY)
+def test_a_stored_value_that_does_not_read_is_set_aside_with_one_notice(open_page):
+    page = open_page()
+    page.evaluate("key => localStorage.setItem(key, 'not:json at all')", STORAGE_PREFIX + "index")
     reload(page)
     notice = UI_TEXT["en"]["history_unreadable"]
     expect(page.get_by_text(notice)).to_have_count(1, timeout=15_000)  # a busy machine's load
     ask(page, "what is 6*7")
     turn_done(page, 1)
     expect(page.locator("#chat .bot-row").last).to_contain_text("42")
-    assert decrypted(stored(page))["conversations"][0]["title"] == "what is 6*7"
-    page.context.close()
+    assert kept(page)["conversations"][0]["title"] == "what is 6*7"
+
+
+def test_two_tabs_each_keep_their_own_and_list_the_other(open_page):
+    one = open_page()
+    two = one.context.new_page()  # the same browser: one localStorage, a sessionStorage each
+    two.goto(one.url)
+    two.wait_for_selector("#input textarea")
+    ask(one, "what is 6*7")
+    turn_done(one, 1)
+    ask(two, "what is 2+2")
+    turn_done(two, 1)
+    ask(one, "what is 3+3")
+    turn_done(one, 2)
+    for page, own, other in ((one, "3+3", "what is 2+2"), (two, "2+2", "what is 6*7")):
+        reload(page)
+        expect(page.locator("#chat")).to_contain_text(own)
+        expect(past_list(page).get_by_text(other, exact=True)).to_have_count(1)
+    expect(one.locator("#chat .user-row")).to_have_count(2)
+    expect(two.locator("#chat .user-row")).to_have_count(1)
+
+
+@pytest.mark.parametrize("seconds", [0.1, 0.3, 0.8, 1.5])
+def test_a_reload_soon_after_sending_keeps_the_question_and_its_images(
+    open_page, page_model, seconds
+):
+    # The turn holds before its model is called, so it is still under way at the reload.
+    gate = Gate()
+    page_model["factory"] = lambda: HeldBefore(OfflineModel(), 1, gate)
+    page = open_page()
+    try:
+        ask(page, "How big is each image?", *IMAGES)
+        page.wait_for_timeout(seconds * 1000)  # the moment under test, not a wait for the page
+        reload(page)
+        chat = page.locator("#chat")
+        expect(chat.locator(".user-row")).to_contain_text("How big is each image?")
+        expect(chat.locator(".user-row img")).to_have_count(3)
+        gate.open()
+        page.click("#retry")
+        answer = chat.locator(".bot-row").last
+        for size in SIZES:
+            expect(answer).to_contain_text(size, timeout=20_000)
+        expect(chat.locator(".user-row")).to_have_count(1)
+        expect(chat.locator(".user-row img")).to_have_count(3)
+    finally:
+        gate.open()

@@ -1,0 +1,218 @@
+// The conversations this browser keeps, in its own storage (the format is ui/history.py's).
+// Run once as the page loads, with the page's settings; defines window.agentHistory, which
+// the page's events call (ui/history_panel.py):
+//   apply(text)          a patch the server sent: what changed, applied to the storage
+//   payload()            what the page sends as it loads: the list, this tab's conversation,
+//                        a message sent that the server had not said it took
+//   conversation(id)     one kept conversation, as text, to open it again
+//   sending(message)     the message leaving the input, kept until the server says it took it
+//   lost()               the id of a conversation a patch could not be applied to, once
+//
+// Each conversation has a key of its own, and the list of them is merged entry by entry, so
+// tabs do not overwrite each other's; each tab's own conversation is in its sessionStorage.
+(settings) => {
+  const INDEX = settings.prefix + "index";
+  const CONVERSATION = settings.prefix + "c/";
+  const CURRENT = settings.prefix + "current";
+  const PENDING = settings.prefix + "pending";
+  const LOST = settings.prefix + "lost";
+  let lastSeq = 0;
+  // A message the tab's previous page sent and the server had not said it took: the page
+  // sends it up as it loads (one this page sends meanwhile is its own).
+  const previousPending = sessionStorage.getItem(PENDING);
+
+  const parse = (text) => {
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      return undefined;
+    }
+  };
+
+  const emptyIndex = () => ({
+    format: settings.format, version: settings.version, conversations: [],
+  });
+
+  // The list as it is now (another tab may have changed it); one that does not read is empty.
+  const readIndex = () => {
+    const index = parse(localStorage.getItem(INDEX));
+    if (!index || typeof index !== "object" || !Array.isArray(index.conversations)) {
+      return emptyIndex();
+    }
+    return index;
+  };
+
+  const writeIndex = (index) => {
+    index.conversations.sort((a, b) => (b.saved_at || 0) - (a.saved_at || 0));
+    const kept = [];
+    for (const entry of index.conversations) {
+      if (kept.some((e) => e.id === entry.id)) continue;
+      if (kept.length < settings.maxConversations) kept.push(entry);
+      else localStorage.removeItem(CONVERSATION + entry.id);
+    }
+    index.conversations = kept;
+    try {
+      localStorage.setItem(INDEX, JSON.stringify(index));
+    } catch (error) {
+      console.warn("The list of conversations could not be kept:", error);
+    }
+  };
+
+  // Write `text` under `key`; when the browser's room for this site is full, the oldest
+  // other conversations go first.
+  const store = (key, text, id) => {
+    for (;;) {
+      try {
+        localStorage.setItem(key, text);
+        return true;
+      } catch (error) {
+        const index = readIndex();
+        const others = index.conversations.filter((e) => e.id !== id);
+        if (!others.length) {
+          console.warn("This conversation is too large for this browser to keep:", error);
+          return false;
+        }
+        const oldest = others[others.length - 1];
+        localStorage.removeItem(CONVERSATION + oldest.id);
+        index.conversations = index.conversations.filter((e) => e.id !== oldest.id);
+        writeIndex(index);
+      }
+    }
+  };
+
+  const put = (op) => {
+    const key = CONVERSATION + op.id;
+    let saved = op.whole ? null : parse(localStorage.getItem(key));
+    if (!saved || typeof saved !== "object") saved = null;
+    const lists = {};
+    for (const [name, [cut, keep, items]] of Object.entries(op.lists)) {
+      const had = saved && Array.isArray(saved[name]) ? saved[name].slice(cut) : [];
+      if (had.length < keep) {
+        // What the server builds on is not here (another tab deleted it, or room was made):
+        // the next save sends the conversation whole.
+        sessionStorage.setItem(LOST, op.id);
+        return;
+      }
+      let added = items;
+      const first = items[0];
+      if (first && first.events_from !== undefined) {
+        // The turn the browser has next, continued: the events it holds (but the last, which
+        // may have grown) stay, the rest follow.
+        const held = had[keep];
+        if (!held || !Array.isArray(held.events) || held.events.length < first.events_from) {
+          sessionStorage.setItem(LOST, op.id);
+          return;
+        }
+        const {events_from: from, ...turn} = first;
+        turn.events = held.events.slice(0, from).concat(turn.events);
+        added = [turn].concat(items.slice(1));
+      }
+      lists[name] = had.slice(0, keep).concat(added);
+    }
+    const conversation = Object.assign({}, saved || {}, op.meta, lists, {id: op.id});
+    sessionStorage.setItem(CURRENT, op.id);
+    if (!store(key, JSON.stringify(conversation), op.id)) return;
+    if (op.taken) sessionStorage.removeItem(PENDING);
+    const index = readIndex();
+    index.conversations = index.conversations.filter((e) => e.id !== op.id);
+    index.conversations.unshift({
+      id: op.id, title: conversation.title || "", saved_at: conversation.saved_at || 0,
+      turns: conversation.turns.length,
+    });
+    writeIndex(index);
+  };
+
+  const drop = (id) => {
+    localStorage.removeItem(CONVERSATION + id);
+    const index = readIndex();
+    index.conversations = index.conversations.filter((e) => e.id !== id);
+    writeIndex(index);
+  };
+
+  const apply = (text) => {
+    const patch = parse(text);
+    if (!patch || typeof patch.seq !== "number" || patch.seq <= lastSeq) return;
+    lastSeq = patch.seq;
+    for (const op of patch.ops || []) {
+      if (op.op === "put") put(op);
+      else if (op.op === "drop") drop(op.id);
+      else if (op.op === "current") sessionStorage.setItem(CURRENT, op.id);
+      else if (op.op === "untaken") sessionStorage.removeItem(PENDING);
+      else if (op.op === "prefs") {
+        const index = readIndex();
+        index.prefs = op.prefs;
+        writeIndex(index);
+      }
+    }
+  };
+
+  // A conversation key the list does not name (a tab wrote it as another wrote the list)
+  // goes back in the list; an entry whose conversation has gone leaves it.
+  const mend = (index) => {
+    const named = new Set(index.conversations.map((e) => e.id));
+    let changed = false;
+    for (let i = 0; i < localStorage.length; i += 1) {
+      const key = localStorage.key(i);
+      if (!key || !key.startsWith(CONVERSATION)) continue;
+      const id = key.slice(CONVERSATION.length);
+      if (named.has(id)) continue;
+      const conversation = parse(localStorage.getItem(key));
+      if (!conversation || !Array.isArray(conversation.turns)) continue;
+      index.conversations.push({
+        id, title: conversation.title || "", saved_at: conversation.saved_at || 0,
+        turns: conversation.turns.length,
+      });
+      changed = true;
+    }
+    const before = index.conversations.length;
+    index.conversations = index.conversations.filter(
+      (e) => e && localStorage.getItem(CONVERSATION + e.id) !== null,
+    );
+    if (changed || index.conversations.length !== before) writeIndex(index);
+  };
+
+  const payload = () => {
+    let unreadable = false;
+    const rawIndex = localStorage.getItem(INDEX);
+    let index = rawIndex === null ? null : parse(rawIndex);
+    if (rawIndex !== null && (!index || !Array.isArray(index.conversations))) {
+      unreadable = true;
+      index = null;
+    }
+    mend(index || emptyIndex());
+    index = readIndex();
+    const id = sessionStorage.getItem(CURRENT);
+    let current = null;
+    if (id) {
+      const raw = localStorage.getItem(CONVERSATION + id);
+      current = raw === null ? null : parse(raw);
+      if (raw !== null && current === undefined) {
+        unreadable = true;
+        current = null;
+      }
+    }
+    const sent = sessionStorage.getItem(PENDING);
+    const pending = sent !== null && sent === previousPending ? parse(sent) || null : null;
+    return JSON.stringify({
+      format: settings.format, version: settings.version, index, current_id: id, current,
+      pending, unreadable,
+    });
+  };
+
+  window.agentHistory = {
+    apply,
+    payload,
+    conversation: (id) => (id ? localStorage.getItem(CONVERSATION + id) || "" : ""),
+    sending: (message) => {
+      const files = ((message && message.files) || []).map((f) => (f && f.path) || "");
+      const text = (message && message.text) || "";
+      const id = sessionStorage.getItem(CURRENT);
+      sessionStorage.setItem(PENDING, JSON.stringify({id, text, files}));
+    },
+    lost: () => {
+      const id = sessionStorage.getItem(LOST) || "";
+      sessionStorage.removeItem(LOST);
+      return id;
+    },
+  };
+}
