@@ -248,6 +248,10 @@ def hostile(text: str, protocol: str) -> Callable[[Served], str]:
 # -- the inputs --------------------------------------------------------------------------------
 
 
+# The offline model read an expression's end with a pattern tried at every position of a run.
+MINUS_RUN = "calculate " + "-" * 10_000 + "1"
+
+
 def scenario_text(user: str, expect: str, head: str = "name: hostile\n") -> str:
     return f"{head}turns:\n  - user: {json.dumps(user)}\n    expect: {{{expect}}}\n"
 
@@ -257,6 +261,12 @@ def alias_bomb(levels: int = 7) -> str:
     rows = ['l0: &l0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
     rows += [f"l{n}: &l{n} [{','.join([f'*l{n - 1}'] * 9)}]" for n in range(1, levels + 1)]
     return scenario_text("hello", "outcome: ask") + "\n".join(rows) + "\n"
+
+
+def aliased_turns(turns: int = 2_000) -> str:
+    """One hostile turn written once and used `turns` times through an alias: 24 KB."""
+    first = f"  - &t {{user: {json.dumps(MINUS_RUN)}, expect: {{outcome: answer}}}}\n"
+    return "name: many\nturns:\n" + first + "  - *t\n" * (turns - 1)
 
 
 def big_scenarios(megabytes: int = 5) -> str:
@@ -310,10 +320,12 @@ def cases(folder: Path, quick: bool = False, only: str | None = None) -> list[Ca
     add("PNG bomb 10900x10900", True, lambda: chat("what is this?", [file("bomb.png", png_bomb)]))
     add("3 PNG bombs at once", False, lambda: chat("what is this?", [file("bomb.png", png_bomb)]))
     add("2 MB message", False, lambda: chat("a" * 2_000_000))
+    add("calculate 10,000 minus", True, lambda: chat(MINUS_RUN))
     add("100 images", False, lambda: chat("look at these", images(100)))
     add("scenario ^.{7}(.|.)*QQQ", True, lambda: scenario(file("slow.yaml", lambda: pattern)))
     add("scenario 9^7 aliases", False, lambda: scenario(file("laughs.yaml", alias_bomb)))
     add("scenario of 5 MB", False, lambda: scenario(file("big.yaml", big_scenarios)))
+    add("scenario 2,000 aliased turns", False, lambda: scenario(file("many.yaml", aliased_turns)))
     add("scenario weather always", True, lambda: scenario(file("weather.yaml", lambda: weather)))
     add("/ask weather always", True, lambda: ask(WEATHER, "always"))
     add("model: 16 KB repair x3", True, lambda: hostile(f"{REPAIR_MARK}: 1+1", "react"))

@@ -191,3 +191,19 @@ async def test_the_tab_runs_a_catastrophic_file_while_the_loop_keeps_serving(tmp
     (row,) = table.value["data"]
     assert row[0] == "evil" and row[1] == "FAIL" and "answer_matches" in row[2]
     assert ticks > 10  # the loop went on serving while the files were read and checked
+
+
+def test_one_run_holds_a_bounded_number_of_turns(tmp_path):
+    from ui.scenario_runs import MAX_BATCH_TURNS
+
+    turns = "".join(
+        f'  - user: "what is {i} + 1?"\n    expect: {{outcome: answer}}\n' for i in range(200)
+    )
+    uploads = [
+        str(written(tmp_path, f"part{n}.yaml", f"name: part {n}\nturns:\n{turns}"))
+        for n in range(4)
+    ]
+    batch = collect([], uploads, "en")
+    assert sum(len(s.turns) for s in batch.scenarios) <= MAX_BATCH_TURNS
+    assert [e.file for e in batch.invalid] == ["part2.yaml", "part3.yaml"]
+    assert "past 500 turns" in invalid_sentence(batch.invalid[0], "en")

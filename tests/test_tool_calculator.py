@@ -5,7 +5,7 @@ from pydantic import ValidationError
 
 from tests.support.bounded import run_bounded
 from tools.base import ToolInputError
-from tools.calculator import Calculator, CalculatorArgs
+from tools.calculator import Calculator, CalculatorArgs, find_expression
 
 
 @pytest.fixture
@@ -222,3 +222,26 @@ def test_a_share_is_said_in_the_conversations_language(calc, store, language, sa
     result = calc.run(args, ToolContext(store, language=language))
     assert result.text == said
     assert result.data["expression"] == "12.5% of 2480"  # the data stays as computed
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "calculate " + "-" * 15_000 + "1",
+        "calculate 1" + "-" * 15_000,
+        "calculate " + "of " * 5_000 + "1",
+        "calculate " + "(-" * 7_000 + "1",
+    ],
+)
+def test_a_long_run_of_operators_is_read_in_one_pass(text):
+    # Each of these held the interpreter for seconds when the end of a run was trimmed by a
+    # pattern anchored at the end; the reading itself is what is checked here, its time in
+    # bench/stall.py.
+    expression = find_expression(text)
+    assert expression is None or len(expression) <= len(text)
+
+
+def test_operators_and_of_at_the_ends_are_trimmed():
+    assert find_expression("what is 2 + 3 of") == "2 + 3"
+    assert find_expression("calculate (3+4)*2-") == "(3+4)*2"
+    assert find_expression("12.5% of 2480 ,") == "12.5% of 2480"

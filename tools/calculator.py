@@ -84,6 +84,22 @@ def shown_expression(expression: str, language: str) -> str:
 _COMPUTES = re.compile(r"[-+*/%]|\bof\b|[A-Za-z]\s*\(", re.IGNORECASE)
 
 
+_LEADING = re.compile(r"^(?:of\b|[*/%),\s])+", re.IGNORECASE)
+_TRAILING = "-+*/(.,"
+
+
+def _trim_end(candidate: str) -> str:
+    """`candidate` without the operators and "of" it ends with. A loop, not a pattern anchored
+    at the end: that one is tried at every position of a run of ten thousand minus signs."""
+    while True:
+        trimmed = candidate.rstrip(_TRAILING)
+        if trimmed[-2:].lower() == "of" and (len(trimmed) == 2 or not trimmed[-3].isalnum()):
+            trimmed = trimmed[:-2]
+        if trimmed == candidate:
+            return candidate
+        candidate = trimmed
+
+
 def find_expression(text: str) -> str | None:
     """The longest stretch of `text` that reads as arithmetic and contains a number."""
     text = unicodedata.normalize("NFKC", text)
@@ -94,7 +110,7 @@ def find_expression(text: str) -> str | None:
     best, best_rank = "", (False, 0)
     for match in _EXPRESSION_RUN.finditer(text):
         candidate = match.group(0).strip()
-        candidate = re.sub(r"^(?:of\b|[*/%),\s])+|(?:\bof|[-+*/(.,])+$", "", candidate).strip()
+        candidate = _trim_end(_LEADING.sub("", candidate)).strip()
         while candidate.endswith(")") and candidate.count(")") > candidate.count("("):
             candidate = candidate[:-1].rstrip()
         has_value = re.search(r"\d|\b(?:pi|e|tau)\b", candidate)

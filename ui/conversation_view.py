@@ -42,8 +42,10 @@ MAX_DIRECTORY_BYTES = MAX_ENTRIES * 512
 MAX_JSON_BYTES = 8 * 1024 * 1024
 MAX_CONTAINERS = 250_000
 MAX_TURNS = 1_000
-MAX_TURN_EVENTS = 2_000  # a turn of 50 steps, each with its calls, has fewer
-MAX_EVENTS = 20_000  # all turns' together
+MAX_TURN_EVENTS = 1_000  # a turn of 50 steps, each with its calls, has fewer
+# All turns' together: a conversation the page keeps (100 turns) has a few thousand. Checking
+# events holds the interpreter whole (pydantic's core), so this bounds how long others wait.
+MAX_EVENTS = 5_000
 MAX_IMAGE_BYTES = 40 * 1024 * 1024
 MAX_IMAGES_BYTES = 200 * 1024 * 1024  # all of them together
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp"}

@@ -21,6 +21,10 @@ from .labels import t
 
 SUITES_DIR = Path(__file__).resolve().parent.parent / "scenarios"
 SUFFIXES = (".yaml", ".yml", ".json")
+# Turns one press of Run may hold, all files together: every shipped suite is under 100. Each
+# file is bounded on its own (`agent.scenarios.format`); this bounds how many of them one
+# visitor can queue, and so the run's time, memory and results.
+MAX_BATCH_TURNS = 500
 
 
 def shipped_suites() -> list[Path]:
@@ -91,6 +95,14 @@ def _read(batch: Batch, path: Path, name: str, image_dir: Path | None, language:
         # path it names must not reach the server's own files.
         problem = f"{name}: {t('scenario_upload_images', language)}"
         batch.invalid.append(FileError(file=name, problems=[problem]))
+        return
+    turns = sum(len(s.turns) for s in scenarios)
+    held = sum(len(s.turns) for s in batch.scenarios)
+    if held + turns > MAX_BATCH_TURNS:
+        problem = t("scenario_too_many_turns", language).format(
+            turns=turns, limit=MAX_BATCH_TURNS
+        )
+        batch.invalid.append(FileError(file=name, problems=[f"{name}: {problem}"]))
         return
     batch.scenarios.extend(scenarios)
     batch.names[where] = name

@@ -145,7 +145,8 @@ class ScenarioTab:
                 sentences.insert(0, f"{said} {batch.refused}" if batch.refused else said)
         self.touch(state)
         folder = state.folder if state is not None else Path(tempfile.mkdtemp(dir=traces_root()))
-        json_file, junit_file = write_downloads(batch, folder)
+        # Writing the results is bounded by the run's turns, but not instant: off the loop.
+        json_file, junit_file = await asyncio.to_thread(write_downloads, batch, folder)
         if batch.results:
             sentences.append(t("scenario_click_row", language))
         return (
