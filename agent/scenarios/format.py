@@ -160,7 +160,7 @@ def load_file(path: str | Path, find_images: bool = True) -> list[Scenario]:
             raise InvalidFile(where, [_yaml_problem(where, exc)]) from None
     items = data if isinstance(data, list) else [data]
     if data is None or not items:
-        raise InvalidFile(where, ["holds no scenario"])
+        raise InvalidFile(where, [f"{where}: holds no scenario"])
     scenarios: list[Scenario] = []
     problems: list[str] = []
     for index, item in enumerate(items):

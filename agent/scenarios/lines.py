@@ -75,7 +75,7 @@ def load_yaml(text: str, max_values: int, max_depth: int = 32) -> Any:
             raise TooLarge(f"nests {depth} levels deep, more than the {max_depth} allowed")
         if values > max_values:
             raise TooLarge(
-                f"holds {values:,} values once its aliases are expanded, more than the "
+                f"holds {values:,} values (with any aliases written out), more than the "
                 f"{max_values:,} a scenario file may have"
             )
         return loader.construct_document(node)
