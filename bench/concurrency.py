@@ -74,6 +74,9 @@ def app_from_main(env: dict[str, str]) -> tuple[gr.Blocks, dict[str, Any]]:
     with (
         mock.patch.dict(os.environ, {**cleared, "LOG_LEVEL": "WARNING", **env}),
         mock.patch.object(gr.Blocks, "launch", intercept),
+        # `main()` returns at once here, and its run would remove the folders the page serves
+        # from; the benchmark's process ends them itself.
+        mock.patch.object(app.process_folders, "running", contextlib.nullcontext),
     ):
         for name in _MODEL_ENV:
             if name not in env:

@@ -207,3 +207,9 @@ def test_one_run_holds_a_bounded_number_of_turns(tmp_path):
     assert sum(len(s.turns) for s in batch.scenarios) <= MAX_BATCH_TURNS
     assert [e.file for e in batch.invalid] == ["part2.yaml", "part3.yaml"]
     assert "past 500 turns" in invalid_sentence(batch.invalid[0], "en")
+
+
+def test_a_yaml_error_says_what_the_parser_found(tmp_path):
+    path = written(tmp_path, "u.yaml", 'name: x\nturns:\n  - user: "hi"\n    expect: [a\n')
+    (problem,) = problems_of(path)
+    assert "<stream end>" in problem and "began on line 4" in problem

@@ -63,16 +63,17 @@ class Page(gr.Blocks):
 
     def block_thread(self) -> None:
         """Gradio's wait for Ctrl+C (and SIGTERM, `ui.process_folders`), except that the
-        server stops at once: uvicorn would otherwise wait up to 5 s for open event streams,
-        and a stopping Space or a supervisor should not wait on a browser left open."""
+        page is closed as a whole: its event streams end first, so uvicorn does not wait up to
+        5 s for a browser left open, and the app's own shutdown (the sweeper) still runs. A
+        request still running after a second is cancelled."""
         try:
             while self.is_running:
                 time.sleep(0.1)
         except (KeyboardInterrupt, OSError):
             log.info("Stopping the server.")
             if self.server is not None:
-                self.server.force_exit = True
-                self.server.close()
+                self.server.config.timeout_graceful_shutdown = 1
+            self.close(verbose=False)
 
     def _sweeping(self, app: Any) -> Any:
         idle = self.page_settings.session_idle_minutes * 60

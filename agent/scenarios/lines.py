@@ -67,7 +67,10 @@ def load_yaml(text: str, max_values: int, max_depth: int = 32) -> Any:
     # A SafeLoader subclass: plain data only, no Python objects.
     loader = _Loader(text)
     try:
-        node = loader.get_single_node()
+        try:
+            node = loader.get_single_node()
+        except yaml.YAMLError as exc:
+            raise _worded(text) or exc from None
         if node is None:
             return None
         values, depth = _expanded_size(node)
@@ -81,6 +84,22 @@ def load_yaml(text: str, max_values: int, max_depth: int = 32) -> Any:
         return loader.construct_document(node)
     finally:
         loader.dispose()
+
+
+def _worded(text: str) -> yaml.YAMLError | None:
+    """The error of the pure-Python parser for a document libyaml refused: it says what it
+    found ("but got '<stream end>'") where libyaml says only what it missed. Only composed,
+    never constructed, so its aliases are not expanded; the text is already bounded."""
+    loader = yaml.SafeLoader(text)
+    try:
+        loader.get_single_node()
+    except yaml.YAMLError as exc:
+        return exc
+    except RecursionError:  # nesting libyaml refused already, with its own words
+        return None
+    finally:
+        loader.dispose()
+    return None
 
 
 def _expanded_size(root: yaml.Node) -> tuple[int, int]:
