@@ -13,8 +13,9 @@ machine slows both alike. A text question and an image question are timed from t
 the send button to the turn's end on the page (the answer shown, the status line saying how
 many model calls it took), in the browser with `performance.now()`. Chromium counts the bytes
 each way while the page loads and during each turn (request bodies up; response bodies down,
-the event streams included), until the network has been quiet for half a second. Target: the
-kept browser's median within 1.25x (+0.3 s) of the fresh one's.
+the event streams included), until the network has been quiet for half a second (two seconds
+after the page loads). Target: the kept browser's median within 1.25x (+0.3 s) of the fresh
+one's.
 
 Run from the repository root:
 
@@ -67,6 +68,8 @@ NO_LIMITS = {
     "AGENT_SERVER_TURNS_PER_MINUTE": "0",
 }
 QUIET_S = 0.5
+# A page that loads much can be busy for a while between two requests (decrypting, parsing).
+LOAD_QUIET_S = 2.0
 # Resolves with the milliseconds from the press of send to the turn's end on the page.
 _PRESS_AND_WAIT = """
 ([doneText, timeoutMs]) => new Promise((resolve, reject) => {
@@ -213,10 +216,10 @@ class Traffic:
     def reset(self) -> None:
         self.up = self.down = 0
 
-    def quiet(self, page: Page, limit_s: float = 10.0) -> tuple[int, int]:
-        """Wait until nothing has been sent or received for QUIET_S; the bytes each way."""
+    def quiet(self, page: Page, quiet_s: float = QUIET_S, limit_s: float = 20.0) -> tuple:
+        """Wait until nothing has been sent or received for `quiet_s`; the bytes each way."""
         deadline = time.monotonic() + limit_s
-        while time.monotonic() - self.last < QUIET_S and time.monotonic() < deadline:
+        while time.monotonic() - self.last < quiet_s and time.monotonic() < deadline:
             page.wait_for_timeout(100)
         return self.up, self.down
 
@@ -255,7 +258,7 @@ def one_try(browser: Any, url: str, side: Side, items: list[tuple[str, str]], wh
         traffic = Traffic(page)
         page.goto(url)
         page.wait_for_selector("#input textarea")
-        side.add("load", None, traffic.quiet(page))
+        side.add("load", None, traffic.quiet(page, LOAD_QUIET_S))
         text, images = QUESTIONS[what]
         if images:
             page.set_input_files("#input input[type=file]", [str(i) for i in images])
@@ -275,8 +278,8 @@ def measure(tries: int, conversations: int, turns: int, headed: bool = False) ->
     from ui.page_state import sessions_root, traces_root
 
     demo, launch = app_from_main(NO_LIMITS)
-    # `main()` removes its folders as it returns (its launch was only intercepted): they are
-    # made again for the page, which this process serves until the end.
+    # Before `app_from_main` kept them, `main()` removed its folders as it returned (its launch
+    # was only intercepted): made again, so that this script also measures older commits.
     for folder in (sessions_root(), traces_root()):
         folder.mkdir(exist_ok=True)
     made, sessions = make_conversations(conversations, turns)

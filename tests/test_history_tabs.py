@@ -277,3 +277,20 @@ async def test_the_changes_add_up_to_the_conversation_and_send_each_event_about_
     events = sum(len(turn["events"]) for turn in whole["turns"])
     assert len(sent) <= events + len(patches)
     state.close()
+
+
+def test_the_benchmark_keeps_conversations_as_the_page_does(browser):
+    from bench.history_cost import make_conversations, storage_items
+
+    made, sessions = make_conversations(2, 3)
+    items, _ = storage_items(made)
+    for key, value in items:
+        browser.set(key, value)
+    page, panel = offline()
+    state, chat, listed = opened(page, panel, browser.tab())
+    assert chat == [] and [title for title, _ in listed.choices] == [c["title"] for c in made]
+    tab = browser.tab()
+    shown = panel.open(made[1]["id"], state, tab.conversation(made[1]["id"]))
+    assert len([m for m in shown[0] if m["role"] == "user"]) == 3
+    for s in (state, *sessions):
+        s.close()
