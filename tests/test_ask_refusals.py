@@ -5,6 +5,9 @@ there were none to match)."""
 
 from __future__ import annotations
 
+import json
+
+import httpx
 import pytest
 from gradio_client import Client
 
@@ -55,6 +58,27 @@ def test_a_turn_limit_is_an_error_with_its_sentence(url):
 def test_a_message_over_the_length_limit_is_an_error_with_its_sentence(url):
     result = Client(url, verbose=False).predict({"text": "a" * 1001, "files": []}, api_name="/ask")
     assert "1,001" in refused(result) and "1,000" in refused(result)
+
+
+@pytest.mark.parametrize("path", ["/etc/passwd", "/no/such/upload.png", "../../secret.png"])
+def test_a_file_not_uploaded_through_the_page_is_an_error_with_its_sentence(url, path):
+    # Gradio refuses such a path before the endpoint runs; /ask still answers in its JSON.
+    body = {
+        "data": [
+            {
+                "text": "what is this?",
+                "files": [{"path": path, "meta": {"_type": "gradio.FileData"}}],
+            },
+            None,
+        ],
+    }
+    started = httpx.post(url + "gradio_api/call/ask", json=body, timeout=30)
+    assert started.status_code == 200
+    event_id = started.json()["event_id"]
+    with httpx.stream("GET", url + f"gradio_api/call/ask/{event_id}", timeout=30) as stream:
+        lines = [line for line in stream.iter_lines() if line.startswith("data:")]
+    result = json.loads(lines[-1].removeprefix("data:"))[0]
+    assert "not uploaded through this page" in refused(result)
 
 
 async def test_a_refused_base_url_is_an_error_with_its_sentence():

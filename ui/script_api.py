@@ -54,6 +54,7 @@ from agent.events import (
 
 from .handlers import PageHandlers
 from .page_state import PageState, TurnRecord
+from .server import REFUSED_KEY
 from .turns import file_path
 
 log = logging.getLogger(__name__)
@@ -111,6 +112,9 @@ def ask_endpoint(page: PageHandlers) -> Any:
         if approval not in (None, "ask", "always", "never"):
             problem = "approval must be ask, always or never."
             return refused_turn(problem, []), state
+        refused = (message or {}).get(REFUSED_KEY)
+        if refused:
+            return refused_turn(str(refused), []), state
         before = {id(record) for record in state.turns}
         files = [file_path(f) for f in (message or {}).get("files") or []]
         names = [Path(f).name for f in files if f]

@@ -30,6 +30,8 @@ REFUSED_INPUT = (
     "That file was not uploaded through this page; attach it again and resend. "
     "这个文件不是通过本页面上传的；请重新附上后再发送。"
 )
+# The mark `preprocess_data` puts on an `/ask` message whose files it refused.
+REFUSED_KEY = "refused_input"
 MALFORMED_INPUT = (
     "The request was not in the form this page takes; reload the page and resend. "
     "请求的格式不是本页面接受的；请刷新页面后重新发送。"
@@ -84,6 +86,13 @@ class Page(gr.Blocks):
             return await super().preprocess_data(block_fn, inputs, *args, **kw)
         except InvalidPathError as exc:
             log.warning("Refused an input to %s: %s", block_fn.name, exc)
+            if block_fn.api_name == "ask" and inputs and isinstance(inputs[0], dict):
+                # `/ask` answers every refusal in its own JSON: the message goes on without
+                # its files, marked, and the endpoint says the sentence (`ui.script_api`).
+                bare = [{"text": str(inputs[0].get("text") or ""), "files": []}, *inputs[1:]]
+                processed = await super().preprocess_data(block_fn, bare, *args, **kw)
+                processed[0] = {**processed[0], REFUSED_KEY: REFUSED_INPUT}
+                return processed
             raise gr.Error(REFUSED_INPUT, print_exception=False) from exc
         except ValidationError as exc:
             log.warning(
