@@ -32,7 +32,14 @@ from ui.labels import UI_TEXT
 from ui.language import aria_script, on_page_load
 from ui.layout import I18N, THEME, chat_tab, settings_panel
 from ui.notices import tell_mcp_notices
-from ui.page_state import PageState, Prefs, default_model, default_prefs, sessions_root
+from ui.page_state import (
+    PageState,
+    Prefs,
+    default_model,
+    default_prefs,
+    sessions_root,
+    traces_root,
+)
 from ui.page_words import PageWords, relabel_handler, switch_script
 from ui.phone import opening_script, wire_phone
 from ui.repick import repick_script
@@ -278,6 +285,9 @@ def main() -> None:
     with process_folders.running():
         from tools import default_tools
 
+        # Both of the process's folders (and their lock files) from the start, not at the
+        # first trace: what the server has on disk while idle stays the same.
+        traces_root()
         tools = default_tools(env.tool_settings())
         threading.Thread(target=warm_up, args=(tools,), name="warm-up", daemon=True).start()
         demo = build_demo(env=env, tools=tools)

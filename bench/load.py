@@ -102,11 +102,19 @@ class Run:
         }
 
 
+# onnxruntime writes one file of its own (a 51-byte session id) into the temp folder when an
+# OCR worker first imports it, at whatever moment the warm-up reaches that: not the app's, and
+# written once per process, so it is not counted.
+NOT_THE_APPS = frozenset({".ses"})
+
+
 def disk(root: Path) -> tuple[int, int]:
-    """Bytes and files under `root`."""
+    """Bytes and files under `root` that the app made."""
     size = files = 0
     for base, _, names in os.walk(root):
         for name in names:
+            if base == str(root) and name in NOT_THE_APPS:
+                continue
             try:
                 size += os.path.getsize(os.path.join(base, name))
                 files += 1

@@ -1,7 +1,7 @@
 """What the page needs from the Gradio server it runs in, apart from its layout (app.py).
 
-`Page` is the page's `gr.Blocks`. While it is launched, idle conversations are swept
-(`ui.sweeper`) and Gradio's upload cache is too (`delete_cache`), both on the idle time in the
+`Page` is the page's `gr.Blocks`. While it is launched, idle conversations are swept, and so
+are the page's files in Gradio's upload cache (`ui.sweeper`), both on the idle time in the
 settings, and every request's body is capped (`ui.body_limit`). An input Gradio refuses
 before any handler runs (a file path that was never uploaded, a payload of the wrong shape)
 costs one log line and one sentence, not a traceback per request.
@@ -21,7 +21,7 @@ from starlette.middleware import Middleware
 from agent.config import Settings
 
 from .body_limit import BodyLimit, caps_for
-from .sweeper import drop_cache, sweep_interval, sweep_while
+from .sweeper import drop_cache, sweep_while
 
 log = logging.getLogger(__name__)
 
@@ -40,10 +40,8 @@ MALFORMED_INPUT = (
 
 class Page(gr.Blocks):
     def __init__(self, page_settings: Settings, **kwargs: Any) -> None:
-        idle = page_settings.session_idle_minutes * 60
-        every = max(1, round(sweep_interval(idle)))
-        # Uploads and the copies Gradio serves go when they are as old as an idle session.
-        kwargs.setdefault("delete_cache", (every, max(1, round(idle))))
+        # No `delete_cache`: Gradio's task walks its live sets while requests add to them and
+        # dies at the first clash (reporting it only at shutdown); the sweeper does its job.
         super().__init__(**kwargs)
         self.page_settings = page_settings
         # The gr.State that holds each session's PageState; the layout sets it.

@@ -11,8 +11,8 @@ by every handler, and a sweep, run every little while by the launched page (`swe
    they are as old as that: whatever made them, nothing stays for good;
 3. forgets Gradio's own record of sessions idle that long, so memory does not pile up either;
 4. deletes the page's files in Gradio's cache (uploads, served copies) that old, and the empty
-   folders they leave. Gradio's own `delete_cache` (set by `ui.server.Page`) does too, until
-   its task dies on a busy page; see `sweep_cache`.
+   folders they leave, in place of Gradio's own `delete_cache`, whose task dies on a busy
+   page; see `sweep_cache`.
 """
 
 from __future__ import annotations
