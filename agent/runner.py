@@ -179,16 +179,20 @@ class _Turn(TurnState):
                 self.waiting_since = time.monotonic()
                 yield event
             # The consumer took the last event and came back: the turn has ended for it too,
-            # and only now does the conversation change. Closed before (Stop, a client gone),
-            # the turn commits nothing.
+            # and only now does the conversation change.
             if body.done() and not body.cancelled() and body.exception() is None:
                 self.session.commit(self.draft, run_id)
+                run_id = ""
         finally:
             watchdog.cancel()
             if not body.done():
                 body.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await body
+            if run_id:
+                # Closed before its end (Stop, a client gone): the stopped record, no more.
+                keep = self.agent.settings.max_history_turns
+                self.session.commit_stopped(self.kept_turn(), run_id, keep)
 
     async def _next_or_silence(self) -> Any:
         """The turn's next event; while its model has sent nothing, a `model_wait` about

@@ -2,8 +2,9 @@
 
 A `Session` is the one writer of its own state. A turn never writes it: it works on a
 `draft()` and the session `commit`s the draft once, when the turn's last event has been taken.
-A turn stopped or cancelled before then commits nothing, so there is nothing to put back; and
-Retry runs the last turn again from the state before it (`reopen`), which the commit kept.
+A turn stopped or cancelled before then commits its stopped record (`commit_stopped`: what was
+asked, with its images) and nothing else, so there is nothing to put back; and Retry runs the
+last turn again from the state before it (`reopen`), which either commit kept.
 
 `save_session` and `load_session` keep a conversation in a JSON file, so a question the agent
 asked can be answered by a later process (`python -m agent --session FILE --continue`). The
@@ -28,8 +29,11 @@ class Turn(BaseModel):
     user_text: str
     image_ids: list[str] = Field(default_factory=list)
     reply: str = ""
-    outcome: Literal["answered", "asked", "ended", "error"] = "answered"
+    outcome: Literal["answered", "asked", "ended", "error", "stopped"] = "answered"
     language: str = "en"
+    # The run that made this turn (its `run_started` event's), so that a copy kept elsewhere
+    # can tell which of its page turns this is; empty in copies from before it was kept.
+    run_id: str = ""
 
 
 class PendingApproval(BaseModel):
@@ -79,6 +83,17 @@ class Session(BaseModel):
         """Make `draft`, the turn `run_id` ended with, this conversation's state."""
         self._last_commit = (run_id, self._state())
         self._set(_State.of(draft))
+
+    def commit_stopped(self, turn: Turn, run_id: str, keep: int) -> None:
+        """The turn `run_id` was stopped (or its consumer left) before it ended: only its
+        record joins the history (the last `keep` turns are kept); the pending task and
+        approval stay as they were."""
+        before = self._state()
+        self._last_commit = (run_id, before)
+        after = self._state()
+        after.history.append(turn.model_copy(update={"outcome": "stopped", "reply": ""}))
+        del after.history[:-keep]
+        self._set(after)
 
     def reopen(self, run_id: str) -> None:
         """Retry: the state from before turn `run_id`, if it was the last to commit; a turn

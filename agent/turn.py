@@ -71,6 +71,7 @@ class TurnState:
         self.started = time.monotonic()
         self.queue = Mailbox()
         self.emit = self.queue.put
+        self.run_id = uuid.uuid4().hex[:12]
         self.protocol = agent.protocol_now()
         # Tracing watches every event on its way to the queue; off, nothing stands between.
         self.tracer = telemetry.turn_tracer(agent, session)
@@ -248,7 +249,7 @@ class TurnState:
                     self.emit(NoticeEvent(message=refused.sentence(self.language)))
         self.emit(
             RunStartedEvent(
-                run_id=uuid.uuid4().hex[:12],
+                run_id=self.run_id,
                 model=agent.model.name,
                 offline=getattr(agent.model, "offline", False),
                 language=self.language,
@@ -281,17 +282,22 @@ class TurnState:
     def remember(self, final: Terminal) -> None:
         outcome = _outcome(final)
         reply = getattr(final, "text", None) or getattr(final, "question", None) or ""
+        turn = self.kept_turn(reply if outcome != "error" else "", outcome)
         history = self.draft.history
-        history.append(
-            Turn(
-                language=self.language,
-                user_text=self.text,
-                image_ids=[r.id for r in self.refs],
-                reply=reply if outcome != "error" else "",
-                outcome=outcome,
-            )
-        )
+        history.append(turn)
         del history[: -self.agent.settings.max_history_turns]
+
+    def kept_turn(self, reply: str = "", outcome: Any = "stopped") -> Turn:
+        """What the conversation keeps of this turn."""
+        image_ids = [r.id for r in self.refs]
+        return Turn(
+            run_id=self.run_id,
+            language=self.language,
+            user_text=self.text,
+            image_ids=image_ids,
+            reply=reply,
+            outcome=outcome,
+        )
 
 
 @functools.cache

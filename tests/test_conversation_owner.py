@@ -3,6 +3,7 @@ when the turn's last event has been taken; a turn closed before then changes not
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 from pathlib import Path
@@ -32,14 +33,45 @@ async def test_the_conversation_changes_only_when_the_last_event_is_taken():
     assert seen[-1][0] == "answer" and len(session.history) == 1
 
 
-async def test_a_turn_closed_before_its_end_commits_nothing():
+async def test_a_turn_closed_before_its_end_commits_its_stopped_record_only():
     agent = agent_with(ASKS)
     session = agent.new_session()
     async with contextlib.aclosing(agent.run("convert 5 miles", session=session)) as events:
         async for event in events:
+            if event.type == "run_started":
+                run_id = event.run_id
             if event.type == "ask_user":
                 break  # the question was made, but its turn was never finished
-    assert session.history == [] and session.task is None
+    assert session.task is None  # the question it was asking is not pending
+    [turn] = session.history
+    assert (turn.user_text, turn.outcome, turn.reply) == ("convert 5 miles", "stopped", "")
+    assert turn.run_id == run_id
+    session.reopen(run_id)  # Retry starts from before it
+    assert session.history == []
+
+
+async def test_a_stopped_turn_keeps_its_images_for_the_next_turn(tmp_path):
+    from PIL import Image
+
+    photo = tmp_path / "photo.png"
+    Image.new("RGB", (40, 30), "red").save(photo)
+    agent = Agent(ScriptedModel(["Thought: slow.\nAnswer: red"], delay=5.0), language="en")
+    session = agent.new_session()
+    stop = asyncio.Event()
+    async for event in agent.run("what colour?", [photo], session=session, stop=stop):
+        if event.type == "run_started":
+            stop.set()
+    [turn] = session.history
+    assert turn.outcome == "stopped" and turn.image_ids == ["img_1"]
+    assert session.images.get("img_1").width == 40
+
+
+async def test_a_turn_that_never_started_leaves_no_record():
+    agent = agent_with("Thought: easy.\nAnswer: 4")
+    session = agent.new_session()
+    events = agent.run("What is 2 + 2?", session=session)
+    await events.aclose()
+    assert session.history == []
 
 
 async def test_a_question_commits_its_task_and_retry_starts_from_before_it():

@@ -90,6 +90,31 @@ async def test_the_agent_remembers_earlier_turns_after_a_restore():
     again.close()
 
 
+async def test_a_stopped_turn_is_remembered_once_and_retry_after_a_reload_replaces_it():
+    page = PageHandlers(
+        lambda prefs: ScriptedModel(["Answer: Paris."], name="fake"), Settings(), []
+    )
+    *_, (_, _, state, _) = await run(page.chat({"text": "capital of France?"}, None))
+    state.conversation_id = "a2"
+    page.make_model = lambda prefs: ScriptedModel(["Answer: Rome."], delay=30.0, name="fake")
+    stream = page.send({"text": "and of Italy?", "files": []}, state)
+    async for _ in stream:
+        if any(e.type == "run_started" for e in state.turns[-1].events):
+            break
+    await page.stop(state)
+    await run(stream)
+    kept = [(t.user_text, t.outcome) for t in state.session.history]
+    assert kept == [("capital of France?", "answered"), ("and of Italy?", "stopped")]
+    again = await restored(page, saved_value(state))
+    assert again.session.history == state.session.history
+    page.make_model = lambda prefs: ScriptedModel(["Answer: Rome."], name="fake")
+    await run(page.retry(again))
+    kept = [(t.user_text, t.outcome) for t in again.session.history]
+    assert kept == [("capital of France?", "answered"), ("and of Italy?", "answered")]
+    state.close()
+    again.close()
+
+
 async def test_images_come_back_and_a_gone_one_says_so_on_the_page_and_to_the_agent():
     page = offline_page(Zoom())
     label = str(EXAMPLES / "label.png")

@@ -668,9 +668,9 @@ def restore(state: PageState, data: dict[str, Any]) -> None:
             )
         )
     # Retry of the last turn starts from before it when the agent remembered it: a turn that
-    # ended with an answer, a question or an error is remembered (`agent.runner`).
+    # ended is remembered, and a stopped one once its stopped record was kept (`agent.runner`).
     last = state.turns[-1] if state.turns else None
-    remembered = last is not None and last.view.final is not None
+    remembered = last is not None and _remembered_last(saved.history, state.run_id(last), last)
     state.session.restore(
         [without_images(turn, set(gone)) for turn in saved.history],
         saved.task,
@@ -679,6 +679,13 @@ def restore(state: PageState, data: dict[str, Any]) -> None:
     state.conversation_id = saved.id
     if state.turns:
         state.write_trace(state.turns[-1])
+
+
+def _remembered_last(history: list[Turn], run_id: str, last: TurnRecord) -> bool:
+    """Whether the agent's memory ends with the page's last turn."""
+    if history and history[-1].run_id:
+        return history[-1].run_id == run_id
+    return last.view.final is not None  # kept before turns carried their run
 
 
 def _prepared(store: Any, uploads: list[str]) -> list[ImageRef]:
