@@ -47,17 +47,7 @@ async def ask(tools, text, *images, style="react", language="en", session=None):
     return events[-1], calls
 
 
-@pytest.mark.parametrize(
-    "question",
-    [
-        "which gate is it?",
-        "Which gate is it???",
-        "what's this?",
-        "is this a nice place to live?",
-        "help",
-        "",
-    ],
-)
+@pytest.mark.parametrize("question", ["what's this?", "help", ""])
 async def test_a_question_about_an_image_reads_its_text(tools, question):
     answer, calls = await ask(tools, question, SIGN)
     assert calls == [("read_text", "img_1"), ("scan_code", "img_1")]
@@ -66,32 +56,49 @@ async def test_a_question_about_an_image_reads_its_text(tools, question):
     assert "text I read in img_1" in answer.text and "LIBRARY" in answer.text
 
 
-async def test_the_lines_that_may_answer_are_pointed_out(tools):
+@pytest.mark.parametrize("question", ["which gate is it?", "Which gate is it???"])
+async def test_a_question_the_text_does_not_answer_gets_a_short_note(tools, question):
+    answer, calls = await ask(tools, question, SIGN)
+    assert calls == [("read_text", "img_1"), ("scan_code", "img_1")]
+    assert answer.text.startswith("I read the text in img_1, but it does not show a gate.")
+    assert "LIBRARY" not in answer.text
+
+
+async def test_a_question_about_what_a_picture_shows_says_the_text_cannot_tell(tools):
+    answer, _ = await ask(tools, "is this a nice place to live?", SIGN)
+    assert answer.text.startswith(CANNOT) and "nothing written in img_1 answers that" in answer.text
+    assert "LIBRARY" not in answer.text
+
+
+async def test_the_closing_time_is_answered_with_its_line(tools):
     answer, _ = await ask(tools, "when does it close?", SIGN)
-    relevant = answer.text.split("This may answer your question:")[1]
-    assert "18:00" in relevant and "LIBRARY" not in relevant
+    assert answer.text.startswith("Closes 18:00 (img_1: “OPEN 9:00 - 18:00”")
+    assert "LIBRARY" not in answer.text
 
 
 async def test_opening_hours_are_not_a_clock_question(tools):
     answer, calls = await ask(tools, "What time does it open?", SIGN)
-    assert [c[0] for c in calls] == ["read_text", "scan_code"] and "9:00" in answer.text
+    assert [c[0] for c in calls] == ["read_text", "scan_code"]
+    assert answer.text.startswith("Open 9:00-18:00 (img_1:")
 
 
-async def test_a_receipt_question_points_at_the_total(tools):
+async def test_a_receipt_question_answers_with_the_total(tools):
     answer, _ = await ask(tools, "how much did I pay?", RECEIPT)
-    assert "TOTAL" in answer.text.split("This may answer your question:")[1]
+    assert answer.text == "The total is 10.50 (img_1: “TOTAL 10.50”)."
 
 
-@pytest.mark.parametrize("question", ["几点关门？", "这是什么？", "这个牌子是哪里的？"])
+@pytest.mark.parametrize("question", ["这是什么？", "上面写了什么字"])
 async def test_chinese_questions_are_answered_in_chinese(tools, question):
     answer, calls = await ask(tools, question, SIGN, language="zh")
-    assert [c[0] for c in calls] == ["read_text", "scan_code"]
-    assert answer.text.startswith("我自己看不懂图片") and "LIBRARY" in answer.text
+    assert [c[0] for c in calls][0] == "read_text"
+    assert "LIBRARY" in answer.text and "img_1" in answer.text
 
 
-async def test_chinese_closing_time_points_at_the_hours(tools):
+async def test_chinese_closing_time_is_answered_with_its_line(tools):
     answer, _ = await ask(tools, "几点关门？", SIGN, language="zh")
-    assert "18:00" in answer.text.split("可能与您的问题有关的是：")[1]
+    assert answer.text.startswith("18:00 关门（img_1：“OPEN 9:00 - 18:00”")
+    answer, _ = await ask(tools, "这个牌子是哪里的？", SIGN, language="zh")
+    assert answer.text.startswith("我自己看不懂图片") and "LIBRARY" not in answer.text
 
 
 async def test_what_does_this_say_reads_the_text(tools):
@@ -121,7 +128,7 @@ async def test_a_follow_up_about_the_image_reads_it_again(tools):
     session = Session()
     await ask(tools, "what does this sign say?", SIGN, session=session)
     answer, calls = await ask(tools, "and when does it close?", session=session)
-    assert calls[0] == ("read_text", "img_1") and "18:00" in answer.text
+    assert calls[0] == ("read_text", "img_1") and answer.text.startswith("Closes 18:00")
 
 
 async def test_a_question_with_no_image_and_no_tool_is_refused(tools):
@@ -134,6 +141,8 @@ async def test_a_question_with_no_image_and_no_tool_is_refused(tools):
 
 
 async def test_plugin_task_style_helps_too(tools):
-    answer, calls = await ask(tools, "which gate is it?", SIGN, style="plugin-task")
+    answer, calls = await ask(tools, "what's this?", SIGN, style="plugin-task")
     assert calls == [("read_text", "img_1")]
     assert answer.text.startswith(CANNOT) and "LIBRARY" in answer.text
+    answer, calls = await ask(tools, "when does it close?", SIGN, style="plugin-task")
+    assert answer.text.startswith("Closes 18:00 (img_1:")

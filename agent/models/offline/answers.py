@@ -6,6 +6,7 @@ import re
 
 from tools.image_refs import ImageChoice
 
+from . import picking
 from .words import CONTENT, listing, position_words, words_for
 
 # The tools write their results in the conversation's language: each form is read in both.
@@ -111,8 +112,9 @@ def code_kind(kind: str, language: str) -> str:
     return words["qr"] if "qr" in kind.lower() else words["barcode"].format(type=kind)
 
 
-def result(image: str | None, observation: str, language: str) -> str:
-    """A tool's result as a sentence naming the image it came from."""
+def result(image: str | None, observation: str, language: str, question: str = "") -> str:
+    """A tool's result as a sentence naming the image it came from; of a text, the line that
+    answers `question` when it asks for one."""
     words = words_for(language)
     found = codes(observation)
     if image and len(found) == 1:
@@ -123,6 +125,9 @@ def result(image: str | None, observation: str, language: str) -> str:
         lines = "\n".join(f"{n}. {kind}: {content}" for n, (kind, content) in enumerate(found, 1))
         return words["code_many"].format(n=len(found), image=image, lines=lines)
     read = text_lines(observation)
+    if image and read and picking.asks(question):
+        # "Read me the total": the line with it; the whole text when it is all that was asked.
+        return picked(question, image, read[0], language) or ""
     if image and read:
         text = words["text_in"].format(image=image, lines="\n".join(read[0]))
         return text + (f"\n{words['doubtful']}" if read[1] else "")
@@ -185,6 +190,58 @@ def relevant(question: str, lines: list[str]) -> list[str]:
     return picked if len(picked) < len(lines) else []
 
 
+def picked(question: str, image: str, lines: list[str], language: str) -> str | None:
+    """The value the question asks for with the line it was read from, or a short note that
+    the text does not say; None when the question asks what the image says."""
+    if picking.wants_whole_text(question):
+        return None
+    words = words_for(language)
+    lines = [line.removesuffix(" (?)") for line in lines]
+    picks = picking.pick(question, lines)
+    if picks is None:
+        shared = picking.matching(question, lines)
+        if not shared:
+            return words["picked_nothing"].format(image=image)
+        return words["picked_lines"].format(image=image, lines=_quoted(shared, words))
+    found = [p for p in picks if p.value]
+    missing = words["missing_list"].join(_missing(p, words) for p in picks if not p.value)
+    if not found:
+        return words["picked_none"].format(image=image, missing=missing)
+    said = words["parts"].join(_said(p, words) for p in found)
+    said = said[:1].upper() + said[1:]
+    quoted = _quoted([ln for p in found for ln in p.line.split("\n")], words)
+    key = "picked_also_missing" if missing else "picked_from"
+    return words[key].format(answer=said, image=image, lines=quoted, missing=missing)
+
+
+def _quoted(lines: list[str], words: dict[str, str]) -> str:
+    unique = list(dict.fromkeys(lines))
+    return words["quotes"].join(words["quote"].format(line=line) for line in unique)
+
+
+def _day(pick: picking.Pick, words: dict[str, str]) -> str:
+    return words["days"].split()[pick.day or 0]
+
+
+def _said(pick: picking.Pick, words: dict[str, str]) -> str:
+    if pick.kind != "hours":
+        return words[f"say_{pick.kind}"].format(value=pick.value)
+    if pick.day is not None and pick.how != "list":
+        return words[f"say_day_{pick.how}"].format(day=_day(pick, words), value=pick.value)
+    return words[f"say_hours_{pick.how}"].format(value=pick.value)
+
+
+def _missing(pick: picking.Pick, words: dict[str, str]) -> str:
+    if pick.kind == "hours" and pick.day is not None:
+        return words["miss_day_hours"].format(day=_day(pick, words))
+    return words[f"miss_{pick.kind}"]
+
+
+def _marks(line: str) -> bool:
+    """A line the OCR made of a code's squares ("口", "回 (?)"): two signs or fewer."""
+    return len(re.sub(r"\s|\(\?\)", "", line)) <= 2
+
+
 def help_answer(
     question: str,
     image: str,
@@ -197,8 +254,13 @@ def help_answer(
     words = words_for(language)
     read = text_lines(text or "")
     found = codes(code or "")
-    if read and found and all(line.endswith("(?)") for line in read[0]):
-        read = None  # the OCR's guesses at a code's squares are not text
+    if read and found:
+        # The OCR's guesses at a code's squares are not text.
+        kept = [line for line in read[0] if not line.endswith("(?)") and not _marks(line)]
+        read = (kept, False) if kept else None
+    answer = picked(question, image, read[0], language) if read else None
+    if answer is not None:
+        return answer
     parts = []
     if read:
         parts.append(words["help_text"].format(image=image, lines="\n".join(read[0])))

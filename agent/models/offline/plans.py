@@ -162,7 +162,7 @@ def tool_plan(job: Job) -> Plan:
     # What the look before already showed needs no second look.
     follows = [f for f in job.ranked[1:MAX_CHAINED_TOOLS] if not (looked and f.name == probe)]
     seen, last_image, parts = yield from chain(job, follows, found.image, found.seen)
-    parts.append(answers.result(last_image, seen.text, job.language))
+    parts.append(answers.result(last_image, seen.text, job.language, job.question))
     parts.extend(_notes(job, found, looked, seen.text))
     return "\n\n".join(part for part in parts if part)
 
@@ -250,7 +250,7 @@ def each_plan(job: Job, tool: Any, images: list[str]) -> Plan:
             parts.append(answers.nothing(seen.text, [image], job.language))
             continue
         seen, last, chained = yield from chain(job, follows, image, seen)
-        said = "\n".join([*chained, answers.result(last, seen.text, job.language)])
+        said = "\n".join([*chained, answers.result(last, seen.text, job.language, job.question)])
         # A result that does not name its image yet is headed by it.
         parts.append(said if image in said else f"{image}:\n{said}")
     if rest:
