@@ -90,7 +90,7 @@ async def test_a_receipt_question_answers_with_the_total(tools):
 @pytest.mark.parametrize("question", ["这是什么？", "上面写了什么字"])
 async def test_chinese_questions_are_answered_in_chinese(tools, question):
     answer, calls = await ask(tools, question, SIGN, language="zh")
-    assert [c[0] for c in calls][0] == "read_text"
+    assert calls[0][0] == "read_text"
     assert "LIBRARY" in answer.text and "img_1" in answer.text
 
 
