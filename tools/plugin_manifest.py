@@ -39,6 +39,9 @@ templates such as "{city}", and, on all but the last step, `extract`: names boun
 in that step's JSON answer ("results.0.latitude"), usable by later steps. `not_found` is the
 sentence given when an extract path is missing. The extracted values are returned under
 `resolved` next to the last answer.
+
+`answer` says the result as a sentence, per language: template parts with dotted paths into
+the result ("{resolved.place}"), each left out when a value is missing (`tools.plugin_answer`).
 """
 
 from __future__ import annotations
@@ -147,6 +150,7 @@ class PluginManifest(_Spec):
     enabled_by: str = ""
     base_url_env: str = ""
     comment: str = ""
+    answer: dict[str, list[str]] = Field(default_factory=dict)
 
     @field_validator("name_for_model")
     @classmethod

@@ -24,6 +24,7 @@ import httpx
 from pydantic import BaseModel
 
 from tools.base import Tool, ToolContext, ToolInputError, ToolResult, ToolSettings
+from tools.plugin_answer import sentence
 from tools.plugin_guard import Redactor, path_value_problem, readable, short
 from tools.plugin_manifest import (
     TEMPLATE,
@@ -120,6 +121,10 @@ class PluginTool(Tool):
         ):
             found[missing[0]] = bare
         return found
+
+    def say(self, data: Any, language: str = "en") -> str:
+        """The result `data` as a sentence in `language` ("" when it holds nothing to say)."""
+        return sentence(self.manifest, data, language)
 
     def _headers(self) -> tuple[dict[str, str], list[str]]:
         headers: dict[str, str] = {}

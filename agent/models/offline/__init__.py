@@ -298,4 +298,6 @@ def _final_text(request: ModelRequest, words: dict[str, str]) -> str:
         return answers.help_answer(request.question, image, text, None, [], request.language)
     if image and answers.found_nothing(last):
         return answers.nothing(last, [image], request.language)
-    return answers.result(image or None, last, request.language)
+    tool = next((t for t in request.tools if done and t.name == done[-1].tool), None)
+    said = answers.spoken(tool, last, request.language) if tool and not image else None
+    return said or answers.result(image or None, last, request.language, request.question)

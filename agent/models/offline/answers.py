@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 from tools.image_refs import ImageChoice
 
@@ -132,6 +134,19 @@ def result(image: str | None, observation: str, language: str, question: str = "
         text = words["text_in"].format(image=image, lines="\n".join(read[0]))
         return text + (f"\n{words['doubtful']}" if read[1] else "")
     return observation
+
+
+def spoken(tool: Any, observation: str, language: str) -> str | None:
+    """A result in JSON as the sentence its tool says it in (a plugin's manifest gives one);
+    None when the tool has none or the result is not whole JSON."""
+    say = getattr(tool, "say", None)
+    if not callable(say):
+        return None
+    try:
+        said = say(json.loads(observation), language)
+    except Exception:  # the tool's sentence is a nicety; its mistakes cost it, not the reply
+        return None
+    return said if isinstance(said, str) and said else None
 
 
 def nothing(observation: str, images: list[str], language: str) -> str:
