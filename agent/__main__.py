@@ -24,6 +24,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from tools.registry import tool_problems
+
 from .config import Settings, make_model
 from .events import EVENT_ADAPTER
 from .models import OfflineModel
@@ -273,6 +275,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = settings_from(args)
         agent = Agent(model_from(args, settings), settings=settings)
+        for sentence in tool_problems():  # a registered tool that failed to load is said
+            print(f"python -m agent: {sentence}", file=sys.stderr)
         session = session_from(args)
     except BadArguments as error:
         parser.error(str(error))  # exits with BAD_ARGUMENTS, as argparse does for its own

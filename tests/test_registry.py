@@ -5,9 +5,8 @@ import textwrap
 
 import pytest
 
-import tools
 from agent.config import Settings
-from tools import default_tools, tool_map
+from tools import default_tools, registry, tool_map
 from tools.base import Tool, ToolSettings
 
 BUILT_INS = {"calculator", "convert_units", "world_clock"}
@@ -49,15 +48,16 @@ MANIFEST = {
 
 @pytest.fixture
 def tool_dir(tmp_path, monkeypatch):
-    """A directory that counts as part of the `tools` package for this test only."""
+    """A folder on the import path for this test only, for modules outside `tools/`."""
     folder = tmp_path / "extra_tools"
     folder.mkdir()
-    monkeypatch.setattr(tools, "__path__", [*tools.__path__, str(folder)])
+    monkeypatch.syspath_prepend(str(folder))
     before = set(sys.modules)
     yield folder
     for name in set(sys.modules) - before:
-        if name.startswith("tools."):
+        if name.startswith(("dropped_", "broken_")):
             del sys.modules[name]
+    registry._PROBLEMS.clear()
 
 
 @pytest.fixture
@@ -88,22 +88,61 @@ def test_tool_map_is_keyed_by_name():
     assert set(mapping) >= BUILT_INS
 
 
-def test_a_dropped_module_adds_its_tools(tool_dir):
+def test_a_new_tool_is_one_module_and_one_registration_line(tool_dir, monkeypatch):
     (tool_dir / "dropped_echo.py").write_text(DROPPED_TOOL)
+    monkeypatch.setattr(registry, "BUILT_IN", (*registry.BUILT_IN, "dropped_echo:Echo"))
     names = [tool.name for tool in default_tools()]
-    assert "dropped_echo" in names
-    assert "hidden" not in names
-    assert names.count("calculator") == 1
+    assert "dropped_echo" in names and names.count("calculator") == 1
+    assert "hidden" not in names  # only what is registered counts
+    assert registry.tool_problems() == []
 
 
-def test_a_broken_module_is_skipped_with_a_warning(tool_dir, caplog):
+def test_a_module_that_is_not_registered_adds_nothing(tool_dir):
+    (tool_dir / "dropped_echo.py").write_text(DROPPED_TOOL)
+    assert "dropped_echo" not in {tool.name for tool in default_tools()}
+
+
+def test_a_registered_tool_that_fails_to_load_is_left_out_and_said(tool_dir, monkeypatch):
     (tool_dir / "broken_tool.py").write_text("raise RuntimeError('half written')\n")
-    (tool_dir / "_private.py").write_text("raise RuntimeError('never imported')\n")
-    with caplog.at_level(logging.WARNING, logger="tools.registry"):
-        names = {tool.name for tool in default_tools()}
-    assert names >= BUILT_INS
-    assert "broken_tool" in caplog.text and "half written" in caplog.text
-    assert "_private" not in caplog.text
+    (tool_dir / "dropped_echo.py").write_text(DROPPED_TOOL)
+    listed = (*registry.BUILT_IN, "broken_tool:Tool", "dropped_echo:_Helper", "dropped_echo:Nope")
+    monkeypatch.setattr(registry, "BUILT_IN", listed)
+    names = {tool.name for tool in default_tools()}
+    assert names >= BUILT_INS and "hidden" not in names
+    said = " ".join(registry.tool_problems())
+    assert "broken_tool:Tool" in said and "half written" in said
+    assert "dropped_echo:Nope" in said and "dropped_echo:_Helper" in said
+    assert len(registry.tool_problems()) == 3
+
+
+def test_an_installed_package_registers_its_tools_by_entry_point(tool_dir, monkeypatch):
+    (tool_dir / "dropped_echo.py").write_text(DROPPED_TOOL)
+    dist = tool_dir / "dropped_echo-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: dropped-echo\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text(
+        f"[{registry.ENTRY_POINTS}]\necho = dropped_echo:Echo\nbad = dropped_echo:Gone\n"
+    )
+    names = {tool.name for tool in default_tools()}
+    assert "dropped_echo" in names
+    assert any("dropped_echo:Gone" in s for s in registry.tool_problems())
+
+
+def test_the_page_and_the_command_line_say_which_tool_is_missing(tool_dir, monkeypatch, capsys):
+    import gradio as gr
+
+    from agent.__main__ import main
+    from ui.notices import tell_mcp_notices
+
+    (tool_dir / "broken_tool.py").write_text("raise RuntimeError('half written')\n")
+    monkeypatch.setattr(registry, "BUILT_IN", (*registry.BUILT_IN, "broken_tool:Tool"))
+    default_tools()
+    request = type("Request", (), {"headers": {"accept-language": "zh-CN"}})()
+    with pytest.warns(UserWarning, match="部分工具无法加载.*half written"):
+        tell_mcp_notices(request)
+    assert main(["2+2", "--offline"]) == 0
+    assert "broken_tool:Tool could not be loaded" in capsys.readouterr().err
+    assert gr  # the page's warnings are Gradio's
 
 
 def test_a_dropped_manifest_adds_a_plugin(plugin_dir):
