@@ -48,6 +48,13 @@ SENTENCES: dict[str, dict[str, str]] = {
         "not accept images or one of the settings; try without images, or choose another model.",
         "http_other": "The model service answered with HTTP {code}; check the base URL and try "
         "again.",
+        "images_refused": "Model {model!r} does not take images ({code}); choose Automatic or "
+        "Never for Images to the model in Settings (AGENT_VISION), or choose a vision model.",
+        "vision_fallback": "Model {model!r} cannot take images, so they are no longer sent to "
+        "it: it is told each image's id, size and kind, and looks at them with the tools (text "
+        "reading, codes, colours, zoom).",
+        "repeating": "Model {model!r} kept repeating the same text, so its reply was cut off; "
+        "try again, ask in other words, or choose a stronger model.",
         "cut_off_limit": "The model's reply ran past its limit of {limit:,} tokens without "
         "ending, so it was cut off; try again, or ask for a shorter answer.",
         "stalled": "The model service stopped sending the reply for {timeout}; try again or "
@@ -111,6 +118,12 @@ SENTENCES: dict[str, dict[str, str]] = {
         "bad_request": "模型 {model!r} 拒绝了请求（{code}），可能是它不接受图片或某项设置；"
         "请去掉图片再试，或换一个模型。",
         "http_other": "模型服务返回了 HTTP {code}；请检查 Base URL 后再试。",
+        "images_refused": "模型 {model!r} 不接受图片（{code}）；请在设置中把“发给模型的图片”设为"
+        "“自动”或“从不”（AGENT_VISION），或换一个能看图的模型。",
+        "vision_fallback": "模型 {model!r} 无法接收图片，因此不再向它发送图片：它会得到每张图片的"
+        "编号、尺寸和类型，并用工具查看图片（识别文字、扫码、颜色、放大）。",
+        "repeating": "模型 {model!r} 一直在重复同样的内容，回复已被中断；请重试、换一种问法，"
+        "或换一个更强的模型。",
         "cut_off_limit": "模型的回复超过了 {limit:,} 个 token 的上限仍未结束，已被截断；"
         "请重试，或要求更短的回答。",
         "stalled": "模型服务已有 {timeout}没有发送回复；请重试，或调大超时时间。",

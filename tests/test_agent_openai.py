@@ -55,16 +55,17 @@ async def test_auth_failure_is_one_sentence_without_the_key(test_tools):
 
 async def test_a_model_that_streams_forever_ends_the_turn_with_a_sentence(test_tools):
     with OpenAIServer(replies=[Forever("Thought: and again ")]) as server:
-        model = model_for(server, max_tokens=200)
+        # A limit that binds before the endless text is clearly a loop (`repetition`).
+        model = model_for(server, max_tokens=50)
         started = time.monotonic()
         events = await collect(Agent(model, test_tools), "hi")
         elapsed = time.monotonic() - started
-        assert server.requests[0]["max_tokens"] == 200
+        assert server.requests[0]["max_tokens"] == 50
         assert server.wait_for_disconnects(1, timeout=1)
         await model.aclose()
         assert wait_until_closed(server.port) == []
     assert events[-1].type == "error" and events[-1].kind == "cut_off"
-    assert "limit of 200 tokens" in events[-1].message
+    assert "limit of 50 tokens" in events[-1].message
     assert elapsed < 5
 
 

@@ -96,8 +96,12 @@ SONG = "\n\n".join(
     ]
 )
 CHECKLIST = "".join(f"- [ ] Step {i}: check the settings and save them\n" for i in range(300))
-CHINESE_PLAN = "".join(f"第{i}天：上午参观博物馆，下午在公园散步，晚上早点休息。\n" for i in range(1, 120))
+CHINESE_PLAN = "".join(
+    f"第{i}天：上午参观博物馆，下午在公园散步，晚上早点休息。\n" for i in range(1, 120)
+)
 HELLO_TIMES = "Hello, world!\n" * 12
+# A short word copied on and on is read as the short word, not as pairs of it with words in.
+WORD_AGAIN = "Answer: " + "word " * 400
 
 
 @pytest.mark.parametrize(
@@ -117,6 +121,7 @@ HELLO_TIMES = "Hello, world!\n" * 12
         CHECKLIST,
         CHINESE_PLAN,
         HELLO_TIMES,
+        WORD_AGAIN,
     ],
     ids=[
         "table",
@@ -133,6 +138,7 @@ HELLO_TIMES = "Hello, world!\n" * 12
         "checklist",
         "chinese plan",
         "hello a dozen times",
+        "one short word",
     ],
 )
 def test_text_that_only_looks_repetitive_is_never_cut(text):

@@ -5,12 +5,8 @@ whether or not the server honours `stop`. Every failure becomes a `ModelError` w
 sentence of our own (`openai_errors`): the service's error text may echo the request, and so the
 key.
 
-Credentials: a user name and password in the base URL (`http://user:pass@host/v1`) never reach
-the HTTP client's URL, so no request log shows them (`agent.log_redaction` is the second guard).
-They are sent as `Authorization: Basic ...`, as HTTP clients do with credentials in a URL. The
-API key goes as `Authorization: Bearer ...`, or, when the URL has credentials (the header holds
-one scheme only), as `X-API-Key`, which gateways (LiteLLM, llama.cpp's server) read, and which
-is never sent on to another host a redirect names.
+Credentials in the base URL never reach the HTTP client's URL, so no request log shows them
+(`credentials`; `agent.log_redaction` is the second guard).
 """
 
 from __future__ import annotations
@@ -18,11 +14,9 @@ from __future__ import annotations
 import asyncio
 import base64
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from typing import Any
-from urllib.parse import unquote, urlsplit, urlunsplit
 
-import httpx2
 import openai
 from pydantic import SecretStr
 
@@ -30,6 +24,7 @@ from agent.log_redaction import install as install_log_redaction
 from agent.log_redaction import register_secret
 
 from .base import ModelError, ModelRequest, ToolCallPart
+from .credentials import connection, split_credentials
 from .openai_errors import (
     mentions_tools,
     refused_param,
@@ -38,8 +33,10 @@ from .openai_errors import (
     safe_url,
     status_error,
 )
+from .repetition import RepetitionWatch
 from .stream_reading import note_report, reasoning_text, safe_end, stop_at, stop_pattern
 from .tool_calls import CallAssembler, CallsTooLong
+from .vision import VISION_MODES, VisionMemory, VisionMode, status, stream_seen
 
 log = logging.getLogger(__name__)
 
@@ -55,37 +52,8 @@ CHARS_PER_TOKEN = 8
 _NO_KEY = "no-key"
 # Closing tasks scheduled by `close()`, held so they are not collected before they finish.
 _closing: set[Any] = set()
-# The header that carries the key when `Authorization` carries the URL's credentials.
-KEY_HEADER = "X-API-Key"
 
 install_log_redaction()
-
-
-def split_credentials(url: str | None) -> tuple[str | None, str, str]:
-    """`url` without its user information, and the user name and password it held (decoded)."""
-    if not url:
-        return url, "", ""
-    parts = urlsplit(url)
-    if "@" not in parts.netloc:
-        return url, "", ""
-    userinfo, _, host = parts.netloc.rpartition("@")
-    user, _, password = userinfo.partition(":")
-    return urlunsplit(parts._replace(netloc=host)), unquote(user), unquote(password)
-
-
-def _same_host_only(url: str | None, names: tuple[str, ...]) -> Callable[[Any], Awaitable[None]]:
-    """A request hook that drops the `names` headers from a request a redirect sent to another
-    host (httpx drops `Authorization` itself, not headers of ours)."""
-    home = httpx2.URL(url or "https://api.openai.com/v1")
-
-    async def hook(request: httpx2.Request) -> None:
-        there = request.url
-        same = there.host == home.host and (there.port == home.port or there.scheme == "https")
-        if not same:
-            for name in names:
-                request.headers.pop(name, None)
-
-    return hook
 
 
 class OpenAIChatModel:
@@ -106,6 +74,11 @@ class OpenAIChatModel:
       server that ignores the limit then ends in `ModelError(kind="cut_off")` rather than
       streaming forever. Ending with an error, not a shortened reply, because text that ran so
       far past its limit is a model stuck in a loop, not an answer worth parsing.
+    - A reply (or its reasoning) that became one stretch copied over and over (`repetition`)
+      ends, a few hundred characters into the loop, in a `cut_off` saying so.
+
+    Images: `vision` is `auto`, `on` or `off` (see `vision`); `vision_memory` is what is known
+    of which models take images (a page session sets its own, shared by its models).
 
     Every stream is closed on every path: its end, a stop string, an error, `aclose()` of the
     iterator, cancellation. The HTTP client lives as long as the model (one per event loop);
@@ -126,10 +99,17 @@ class OpenAIChatModel:
         extra_headers: dict[str, str] | None = None,
         max_tokens: int = 2048,
         public_only: bool = False,
+        vision: VisionMode = "auto",
+        vision_memory: VisionMemory | None = None,
     ) -> None:
         self.name = model
+        if vision not in VISION_MODES:
+            raise ValueError(f"unknown vision mode {vision!r}; use auto, on or off")
+        self.vision = vision
+        self.vision_memory = vision_memory or VisionMemory()
         # Without credentials: this is the URL the client, its logs and every message see.
         self.base_url, user, password = split_credentials(base_url)
+        self._seen_as = f"{safe_url(self.base_url)} {model}"  # its name in `vision_memory`
         self.timeout = timeout
         self.max_retries = max(0, max_retries)
         self.max_tokens = max_tokens
@@ -160,35 +140,25 @@ class OpenAIChatModel:
             self._client = None
         if self._client is None:
             self._client_loop = loop
-            headers = dict(self._extra_headers)
             key = self._api_key.get_secret_value()
-            hooks: list[Callable[[Any], Awaitable[None]]] = []
-            if self._basic.get_secret_value():
-                headers["Authorization"] = f"Basic {self._basic.get_secret_value()}"
-                if key:
-                    headers[KEY_HEADER] = key
-                    hooks.append(_same_host_only(self.base_url, (KEY_HEADER,)))
+            headers, http_client = connection(
+                self.base_url,
+                key,
+                self._basic.get_secret_value(),
+                self._extra_headers,
+                public_only=self.public_only,
+                timeout=self.timeout,
+            )
             self._client = openai.AsyncOpenAI(
                 api_key=key or _NO_KEY,
                 base_url=self.base_url,
                 timeout=self.timeout,
                 # Retries are ours, inside the time budget; the client's would double it.
                 max_retries=0,
-                default_headers=headers or None,
-                http_client=self._http_client(hooks),
+                default_headers=headers,
+                http_client=http_client,
             )
         return self._client
-
-    def _http_client(self, hooks: list[Callable[[Any], Awaitable[None]]]) -> Any:
-        if self.public_only:
-            from .public_only import public_only_client
-
-            client = public_only_client(self.timeout)
-            client.event_hooks = {"request": hooks, "response": []}
-            return client
-        if hooks:
-            return openai.DefaultAsyncHttpxClient(event_hooks={"request": hooks})
-        return None
 
     async def aclose(self) -> None:
         """Close the HTTP client and its pooled connections; the next call opens a new one."""
@@ -224,7 +194,21 @@ class OpenAIChatModel:
         _closing.add(future)
         future.add_done_callback(_closing.discard)
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[str | ToolCallPart]:
+    def vision_state(self) -> str:
+        """How images go to this model now (`vision.status`)."""
+        return status(self.vision, self.vision_memory.sees(self._seen_as))
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[str | ToolCallPart]:
+        return stream_seen(
+            self._stream,
+            request,
+            mode=self.vision,
+            memory=self.vision_memory,
+            key=self._seen_as,
+            name=self.name,
+        )
+
+    async def _stream(self, request: ModelRequest) -> AsyncIterator[str | ToolCallPart]:
         # With native tool calling the reply ends with calls, not with an Observation line.
         stops = [s for s in request.stop if s] if request.tool_specs is None else []
         pattern = stop_pattern(stops)
@@ -237,6 +221,7 @@ class OpenAIChatModel:
         finish: str | None = None
         reasoning = False
         calls = CallAssembler(max_chars=limit * CHARS_PER_TOKEN)
+        said, thought_over = RepetitionWatch(), RepetitionWatch()
         try:
             async with stream:
                 async for chunk in stream:
@@ -253,6 +238,8 @@ class OpenAIChatModel:
                     size += len(thought) + len(delta.content or "") + calls.feed(delta)
                     if size > limit * CHARS_PER_TOKEN:
                         raise self._fail("cut_off_limit", "cut_off", limit=limit)
+                    if said.feed(delta.content or "") or thought_over.feed(thought):
+                        raise self._fail("repeating", "cut_off", model=self.name)
                     if not delta.content:
                         continue
                     received += delta.content

@@ -18,6 +18,34 @@ from .base import ModelError
 __all__ = ["seconds"]
 
 _UNSUPPORTED_WORDS = ("unsupported", "not supported", "does not support")
+# A refusal of image parts as such: OpenAI's "image_url is only supported by certain models",
+# vLLM's "... is not a multimodal model", llama.cpp's "image input is not supported ... mmproj",
+# LM Studio's "Model does not support images", Groq's "content must be a string", TGI's
+# "unknown variant `image_url`", Ollama's "missing data required for image input".
+_IMAGE_WORDS = (
+    "image",
+    "vision",
+    "multimodal",
+    "multi-modal",
+    "mmproj",
+    "content type",
+    "content part",
+    "content_part",
+    "must be a string",
+)
+# ... and not one of an image the model could take in another size or format.
+_IMAGE_FAULTS = (
+    "too large",
+    "too big",
+    "too many",
+    "exceed",
+    "size",
+    "format",
+    "corrupt",
+    "invalid image",
+    "could not process",
+    "unsupported image",
+)
 # The openai client's own backoff: 0.5 s, 1 s, 2 s, ... at most 8 s.
 _FIRST_WAIT = 0.5
 _LONGEST_WAIT = 8.0
@@ -48,6 +76,8 @@ def status_error(exc: openai.APIStatusError, model: str) -> ModelError:
     if code == 503:
         wait = retry_after(exc)
         return fail("http_503_wait", "server", wait=wait) if wait else fail("http_503", "server")
+    if refuses_images(exc):
+        return fail("images_refused", "bad_request", model=model, code=code)
     if code >= 500:
         return fail("http_5xx", "server", code=code)
     if code in (400, 413, 422) and _mentions(exc, ("context", "too long", "too large")):
@@ -124,6 +154,14 @@ def error_code(exc: openai.APIStatusError) -> str | None:
 def _mentions(exc: openai.APIStatusError, words: tuple[str, ...]) -> bool:
     text = _error_text(exc).lower()
     return any(word in text for word in words)
+
+
+def refuses_images(exc: openai.APIStatusError) -> bool:
+    """An error answer that says the model does not take image parts (see `_IMAGE_WORDS`)."""
+    if exc.status_code not in (400, 415, 422, 500):
+        return False
+    text = _error_text(exc).lower()
+    return any(w in text for w in _IMAGE_WORDS) and not any(w in text for w in _IMAGE_FAULTS)
 
 
 def mentions_tools(exc: openai.APIStatusError) -> bool:

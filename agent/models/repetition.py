@@ -59,7 +59,10 @@ def loop_period(text: str) -> int | None:
             return None
         before = at
         period = end - at
-        span = _span_needed(text[-period:])
+        unit = text[-period:]
+        if (unit + unit).find(unit, 1) < period:
+            continue  # copies of a shorter stretch, which was looked at first
+        span = _span_needed(unit)
         if span <= len(text) and text[len(text) - span + period :] == text[-span:-period]:
             return period
     return None
