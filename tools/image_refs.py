@@ -211,8 +211,11 @@ _EVERY = re.compile(
     rf"\b(?:all|both|each|every)(?:\s+(?:of\s+)?(?:the|these|those|my|them|of\s+them))*"
     rf"(?:\s+{_COUNT})?(?:\s+{_NOUN}|(?<=them)\b|(?<=all)\s+{_COUNT}\b)"
     rf"|\b(?:the|these|those|my)\s+{_COUNT}\s+{_NOUN}|\bthem all\b"
-    # 所有图片, 全部照片, 每张, 这三张, 两张图
+    # "read all of these", "what do they say?", "read all": a plural points at every one
+    rf"|\b(?:these|those)\s+{_COUNT}\b|\b(?:these|those|them|they)\b|\ball\W*$"
+    # 所有图片, 全部照片, 每张, 这三张, 两张图, 这些, 它们
     rf"|所有|全部|每一?(?:张|幅|个{_CN_NOUN})|(?<![第数])\s*{_CN_NUMBER}\s*(?:张|幅)"
+    r"|这些|那些|它们|这几|那几"
 )
 _BOTH = re.compile(r"\bboth\b")
 

@@ -27,7 +27,7 @@ from tools.image_refs import (
 from ...offload import Overdue, run_quick
 from ...prompts import CONTROL_ACTIONS
 from ..base import ModelError, ModelRequest
-from . import answers, conversation
+from . import answers, conversation, picking
 from .plans import Call, Job, Plan, drive, each_plan, extract, help_plan, tool_plan
 from .words import image_count, listing, position_words, words_for
 
@@ -86,6 +86,8 @@ class OfflineModel:
 
     def reply(self, request: ModelRequest) -> str:
         words = words_for(request.language)
+        if (question := conversation.plain(request.question)) != request.question:
+            request = request.model_copy(update={"question": question})
         if request.purpose == "final":
             text = _final_text(request, words)
             if request.refused_images:
@@ -152,7 +154,8 @@ def _decide(request: ModelRequest, seen: conversation.Seen, words: dict[str, str
             ranked, task = earlier, seen.previous_question
     gone = [i for i in seen.gone if i not in ids]
     named = [i for i in gone if re.search(rf"\b{i}\b", question)]
-    if gone and (named or not ids) and rank_tools(question, request.tools, True):
+    about_gone = rank_tools(question, request.tools, True) or _about_image(question)
+    if gone and (named or not ids) and about_gone:
         images = ", ".join(named or gone)
         return f"Thought: {words['gone_thought']}\nAnswer: {words['gone'].format(images=images)}"
     choice = resolve_image(question, ids)
@@ -167,7 +170,8 @@ def _decide(request: ModelRequest, seen: conversation.Seen, words: dict[str, str
             refused = words["refused"].format(reasons=" ".join(request.refused_images))
             return f"Thought: {words['refused_thought']}\nAnswer: {refused}"
     job = Job(task, tools, ranked, ids, choice, request.language)
-    every = every_image(task, ids)
+    # An earlier request taken up again is about the one image named now, not all of them.
+    every = every_image(task, ids) if task is question else []
     if every and ranked and getattr(ranked[0], "uses_images", False):
         return each_plan(job, ranked[0], every)
     if every and not ranked and "read_text" in tools:
@@ -193,6 +197,17 @@ def _decide(request: ModelRequest, seen: conversation.Seen, words: dict[str, str
             request, words["vague"], "ASK_USER_FOR_INTENT", {"question": words["intent"]}
         )
     return _action(request, words["no_tool"], "TOOL_OTHER", {"intent": question})
+
+
+def _about_image(question: str) -> bool:
+    """Whether the words are about an image: they point at one, name what it shows, or ask
+    for something written in one (a total, opening hours, a gate)."""
+    return bool(
+        _ABOUT_IMAGE.search(question)
+        or content_of(question)
+        or names_an_image(question)
+        or picking.asks(question)
+    )
 
 
 def _with_refusals(request: ModelRequest, reply: str) -> str:

@@ -252,6 +252,14 @@ def _missing(pick: picking.Pick, words: dict[str, str]) -> str:
     return words[f"miss_{pick.kind}"]
 
 
+def only_marks(observation: str) -> bool:
+    """Whether a read found no words: nothing, or only marks and doubtful guesses."""
+    read = text_lines(observation)
+    if read is None:
+        return found_nothing(observation)
+    return all(line.endswith("(?)") or _marks(line) for line in read[0])
+
+
 def _marks(line: str) -> bool:
     """A line the OCR made of a code's squares ("口", "回 (?)"): two signs or fewer."""
     return len(re.sub(r"\s|\(\?\)", "", line)) <= 2

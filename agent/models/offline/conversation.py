@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -53,6 +54,32 @@ class Seen(BaseModel):
         return ImageIds(
             self.ids, uploads=self.uploads, turn_uploads=self.turn_uploads, focus=self.focus
         )
+
+
+# Symbols that stand for units or numbers are words here; other pictographs are decoration.
+_KEPT_SYMBOLS = frozenset("°℃℉℥Ω℧Å№™©®")
+
+
+def _decoration(char: str) -> bool:
+    code = ord(char)
+    if char in _KEPT_SYMBOLS or 0x3380 <= code <= 0x33FF:  # ㎞, ㎏: units in one sign
+        return False
+    kind = unicodedata.category(char)
+    # Emoji are symbols, with joiners, variation selectors, keycaps and skin tones between.
+    return (
+        kind == "So"
+        or code in (0x200D, 0x20E3)
+        or 0xFE00 <= code <= 0xFE0F
+        or (0x1F3FB <= code <= 0x1F3FF)
+    )
+
+
+def plain(text: str) -> str:
+    """`text` without emoji and pictographs between its words ("3 🍕 miles" is "3 miles")."""
+    if text.isascii():
+        return text
+    cleaned = "".join(" " if _decoration(char) else char for char in text)
+    return re.sub(r"[ \t]{2,}", " ", cleaned).strip() if cleaned != text else text
 
 
 def text_of(message: dict[str, Any]) -> str:
@@ -116,8 +143,16 @@ def read(request: ModelRequest) -> Seen:
         focus=focus,
         done=_done(steps, request),
         previous_question=previous,
-        gone=[i for m in messages for note in _GONE.findall(text_of(m)) for i in _ID.findall(note)],
+        gone=_gone(messages, ids),
     )
+
+
+def _gone(messages: list[dict[str, Any]], ids: list[str]) -> list[str]:
+    """Images earlier turns came with that are not on the server now: those a note says are
+    gone, and those noted as sent that the server no longer has."""
+    said = [i for m in messages for note in _GONE.findall(text_of(m)) for i in _ID.findall(note)]
+    sent = [i for m in messages if m.get("role") == "user" for i in _noted_ids(text_of(m))]
+    return list(dict.fromkeys([*said, *(i for i in sent if i not in ids)]))
 
 
 def _focus_after(words: str, reply: str, ids: ImageIds) -> str | None:

@@ -157,6 +157,14 @@ def tool_plan(job: Job) -> Plan:
     # "Read the receipt": the tool is its own probe, so it goes on until the text fits.
     must_show = choice.content if probe == tool.name and len(tries) > 1 else None
     found = yield from search(job, tool, tries, must_show, words["pick"].format(tool=tool.name))
+    scans = tool.name == "read_text" and "scan_code" in job.tools
+    if scans and answers.only_marks(found.seen.text):
+        # A code's squares are not text: what the code holds is what the image says.
+        image = found.image or tries[0]
+        thought = words["help_code_thought"].format(image=image)
+        code = yield Call("scan_code", {"image_id": image}, thought)
+        if answers.codes(code.text):
+            return answers.result(image, code.text, job.language)
     if tool.uses_images and found.image is None:
         return answers.nothing(found.seen.text, found.empty, job.language)
     # What the look before already showed needs no second look.
