@@ -28,6 +28,8 @@ class ModelChoice(BaseModel):
     base_url: str = ""
     model: str = ""
     api_key: SecretStr = SecretStr("")
+    # Whether the model is sent images (`agent.models.vision`): auto, on or off.
+    vision: Literal["auto", "on", "off"] = "auto"
 
 
 class ModelNotConfigured(ValueError):
@@ -63,6 +65,9 @@ class Settings(BaseSettings):
     image_detail: Literal["auto", "low", "high"] = Field(
         default="auto", validation_alias="AGENT_IMAGE_DETAIL"
     )
+    # Images to an OpenAI-compatible model: sent until it shows it takes text only (auto),
+    # always (on) or never (off); without them the tools look at each image by its id.
+    vision: Literal["auto", "on", "off"] = Field(default="auto", validation_alias="AGENT_VISION")
     max_image_side: int = Field(
         default=1568, ge=64, le=8192, validation_alias="AGENT_MAX_IMAGE_SIDE"
     )
@@ -200,6 +205,7 @@ class Settings(BaseSettings):
             source="offline" if source == "offline" else "openai",
             base_url=self.openai_base_url or (HF_ROUTER_URL if source == "hf" else ""),
             model=self.model or defaults.get(source, ""),
+            vision=self.vision,
         )
 
     def model_allow_list(self) -> list[str]:
@@ -245,4 +251,5 @@ def make_model(settings: Settings | None = None, choice: ModelChoice | None = No
         # On a public page only the operator's own endpoint may be in a private network; any
         # other is reached on public addresses only, checked as each connection opens.
         public_only=settings.public and base_url != configured,
+        vision=choice.vision,
     )
