@@ -55,6 +55,7 @@ from .session import Session
 from .style import make_style
 from .tool_run import ToolCrashed
 from .turn import Terminal, TurnState
+from .turn_handle import TurnHandle
 
 log = logging.getLogger(__name__)
 
@@ -138,12 +139,34 @@ class Agent:
         next event (the iterator then ends without a last event). `decision` decides the call
         waiting for approval (`agent.approval`); a message typed instead may decide it too
         ("yes", "no")."""
+        return self._handle(text, images, session, decision, stop).events()
+
+    def start(
+        self,
+        text: str,
+        images: Sequence[Upload] = (),
+        session: Session | None = None,
+        *,
+        decision: _approval.ApprovalDecision | None = None,
+    ) -> TurnHandle:
+        """One turn as a handle (`agent.turn_handle`): its `events()` are `run`'s, and its
+        `cancel()` ends it at once."""
+        return self._handle(text, images, session, decision)
+
+    def _handle(
+        self,
+        text: str,
+        images: Sequence[Upload],
+        session: Session | None,
+        decision: _approval.ApprovalDecision | None,
+        stop: asyncio.Event | None = None,
+    ) -> TurnHandle:
         session = session if session is not None else self.new_session()
         if decision is not None and not (text or "").strip():
             text = _approval.decision_text(decision, self.language)
         turn = _Turn(self, text or "", session)
         turn.decision = decision
-        return turn.run(images, stop)
+        return TurnHandle(lambda stop: turn.run(images, stop), stop=stop)
 
     def new_session(self) -> Session:
         """A conversation whose image store follows this agent's settings."""
@@ -226,6 +249,8 @@ class _Turn(TurnState):
             since = self.waiting_since
             if since is not None and time.monotonic() - since > CONSUMER_GONE:
                 log.info("turn cancelled: nobody has taken its events for %gs", CONSUMER_GONE)
+                if stop is not None:
+                    stop.set()  # its handle says cancelled, as a Stop's would
                 body.cancel()
                 return
 

@@ -155,6 +155,8 @@ def test_take_message_empties_the_input_only_when_the_turn_can_start():
     page = PageHandlers(env=Settings(), tools=[])
     message = {"text": "hello", "files": []}
     box, taken = page.take_message(message, None)
+    checked = taken.pop("checked")  # marked checked: its turn does not check it again
+    assert type(checked).__name__ == "Checked"
     assert taken == {**message, "stops": 0}  # no Stop pressed yet
     assert box.value == {"text": "", "files": []} and box.stop_btn is True  # emptied, square on
     too_long = {"text": "x" * (Settings().max_message_chars + 1), "files": []}

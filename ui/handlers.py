@@ -24,6 +24,11 @@ from .turns import STREAM_INTERVAL, TurnRunner, file_path, on_page
 
 __all__ = ["HELD", "STREAM_INTERVAL", "UNCHANGED", "PageHandlers", "on_page"]
 
+class Checked:
+    """Marks a message `take_message` checked, so its turn does not check it again. An object
+    no request can carry, kept only in the server's state (a copy of it still marks)."""
+
+
 # What `take_message` hands on instead of a message while a turn runs: nothing is sent.
 HELD = {"held": True}
 # What a turn's handler yields when it runs nothing: the page keeps what it shows (a handler
@@ -45,7 +50,9 @@ class PageHandlers(TurnRunner):
         files = [file_path(f) for f in message.get("files") or []]
         stops = _count(message.get("stops"))
         pressed = _count(message.get("pressed"))
-        turn = self.run_turn(state, text, files, stops, approval=approval, pressed=pressed)
+        checked = isinstance(message.get("checked"), Checked)
+        how = {"approval": approval, "pressed": pressed, "checked": checked}
+        turn = self.run_turn(state, text, files, stops, **how)
         # Each relay closes what it relays, so a cancel reaches the turn at once.
         async with contextlib.aclosing(turn) as updates:
             async for update in updates:
@@ -112,6 +119,7 @@ class PageHandlers(TurnRunner):
             _count(taken.get("stops")),
             decision=last.decision,
             pressed=_count(taken.get("pressed")),
+            checked=True,
         )
         async for update in on_page(turn, state):
             yield update
@@ -223,7 +231,7 @@ class PageHandlers(TurnRunner):
         # `pressed`, the browser's own count (`take`), goes along when the browser sent one.
         if stops is None:
             stops = state.stops if state is not None else 0
-        taken = {**(message or {}), "stops": stops}
+        taken = {**(message or {}), "stops": stops, "checked": Checked()}
         if state is not None:
             # The number its turn will have among the session's turns (`ui.access`); its
             # presence says the message was taken, and is saved with its words at once

@@ -19,6 +19,7 @@ from agent.config import ModelChoice, Settings, make_model
 from agent.events import Event
 from agent.images import ImageRef, ImageStore
 from agent.session import Session
+from agent.turn_handle import TurnHandle
 
 from .conversation_export import write_conversation
 from .process_folders import claim
@@ -100,14 +101,28 @@ class TurnRecord:
     # Ids of images the turn came with that a restored conversation no longer has on disk.
     gone: list[str] = field(default_factory=list)
     decision: Any = None  # the ApprovalDecision this turn was run with, for a retry
-    # How many times Stop had been pressed in this conversation when the message was sent: a
-    # Stop pressed after that is meant for this turn, however early.
-    stops: int = 0
-    # The browser's own count of Stop presses when the message was sent (None from scripts):
-    # a press the browser made later ends the turn, even when it reached the server first.
-    pressed: int | None = None
-    # Set by Stop: the agent's run ends at once, even in the middle of a tool call.
-    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    # What Stop, Retry, Clear and a departed client end the turn through.
+    handle: PageTurn = field(default_factory=lambda: PageTurn(0, None))
+
+
+class PageTurn(TurnHandle):
+    """A page turn's handle (`agent.turn_handle`), with what tells whether a Stop was meant
+    for it: `stops`, how many turns the conversation had ended when its message was sent (a
+    Stop after that is meant for it, however early), and `pressed`, the browser's own count
+    of Stop presses then (None from scripts: a press the browser made later ends the turn,
+    even when it reached the server first)."""
+
+    def __init__(self, stops: int, pressed: int | None) -> None:
+        super().__init__()
+        self.stops = stops
+        self.pressed = pressed
+
+    def overtaken(self, stops: int, pressed: int) -> bool:
+        """Whether Stop (or Clear) came after this turn's message was sent, given the
+        conversation's counts now."""
+        if stops != self.stops:
+            return True
+        return self.pressed is not None and pressed > self.pressed
 
 
 class PageState:
@@ -233,9 +248,7 @@ class PageState:
 
     def stopped_since(self, record: TurnRecord) -> bool:
         """Whether Stop (or Clear) came after `record`'s message was sent."""
-        if self.stops != record.stops:
-            return True
-        return record.pressed is not None and self.pressed > record.pressed
+        return record.handle.overtaken(self.stops, self.pressed)
 
     def stop_turn(self, record: TurnRecord) -> None:
         """Mark the turn stopped, unless it finished first. Called by Stop and again when the
@@ -243,7 +256,7 @@ class PageState:
         only once its last event has been taken (`agent.session`)."""
         if record.view.final is not None:
             return
-        record.stop.set()
+        record.handle.cancel()
         if not record.view.stopped:
             record.view.stop()
             self.write_trace(record)

@@ -34,7 +34,7 @@ from tools.ocr_pool import READER
 
 from .access import Access
 from .labels import t
-from .page_state import PageState, Prefs, TurnRecord, default_model, default_prefs
+from .page_state import PageState, PageTurn, Prefs, TurnRecord, default_model, default_prefs
 from .page_values import page_values
 from .sweeper import LIVE
 from .trace_view import TurnView
@@ -121,9 +121,11 @@ class TurnRunner:
         sent (the page counts from when it took the message): a press after that ends it.
         `how` may hold `approval`, a policy for the turn (`/ask`), `decision`, an
         `ApprovalDecision` on the call waiting for approval (`ui.approval_panel`), and
-        `pressed`, the browser's own count of Stop presses when the message was sent."""
+        `pressed`, the browser's own count of Stop presses when the message was sent, and
+        `checked`, true when the caller has just run `_check` on this message."""
         stops = state.stops if stops is None else stops
-        await self._check(state, text, files)
+        if not how.get("checked"):  # checked once: when it was taken, or here
+            await self._check(state, text, files)
         state.running += 1
         turn = self._start_turn(state, text, files, stops, how)
         try:
@@ -177,8 +179,7 @@ class TurnRunner:
             refs=good,
             view=TurnView(len(state.turns) + 1, prefs.language, text),
             decision=how.get("decision"),
-            stops=stops,
-            pressed=how.get("pressed"),
+            handle=PageTurn(stops, how.get("pressed")),
         )
         for sentence in refused:
             notice = NoticeEvent(message=sentence)
@@ -243,7 +244,12 @@ class TurnRunner:
         decided: Any = None,  # an ApprovalDecision
     ) -> AsyncIterator[tuple]:
         shown = 0.0
-        run = agent.run(record.text, images, state.session, decision=decided, stop=record.stop)
+        session = state.session
+
+        def run_with(stop: asyncio.Event) -> AsyncIterator[Any]:
+            return agent.run(record.text, images, session, decision=decided, stop=stop)
+
+        run = record.handle.events(run_with)
         async with contextlib.aclosing(run) as events:
             async for event in events:
                 if state.stopped_since(record):
