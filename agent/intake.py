@@ -31,6 +31,14 @@ class RefusedImage(BaseModel):
     def of(cls, error: ImageRejected) -> RefusedImage:
         return cls(name=error.source, kind=error.kind, reason=str(error), facts=error.facts)
 
+    @classmethod
+    def duplicate(cls, ref: ImageRef, source: Upload) -> RefusedImage:
+        name = Path(source).name if isinstance(source, str | Path) else ""
+        name = getattr(source, "source_name", "") or name
+        facts = {"image": ref.id}
+        reason = refusal("duplicate", "en", name=name, **facts)
+        return cls(name=name, kind="duplicate", reason=reason, facts=facts)
+
     def sentence(self, language: str) -> str:
         """Why it was refused, in `language`."""
         try:
@@ -69,8 +77,11 @@ async def sort_images(
         except ImageRejected as exc:
             refused.append(RefusedImage.of(exc))
             continue
-        if all(r.id != ref.id for r in refs):
-            refs.append(ref)
+        if any(r.id == ref.id for r in refs):
+            # The same picture twice is used once, and the person is told so.
+            refused.append(RefusedImage.duplicate(ref, source))
+            continue
+        refs.append(ref)
     return refs, refused
 
 

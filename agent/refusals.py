@@ -34,6 +34,8 @@ SENTENCES: dict[str, dict[str, str]] = {
         "not_an_image": "{label} is not an image this app can read ({readable}).",
         "truncated": "{label} is incomplete (cut off) and could not be read; try saving it again.",
         "damaged": "{label} is damaged and could not be read; try saving it again.",
+        "duplicate": "{label} is the same picture as {image}, attached again in this message; "
+        "it is used once.",
     },
     "zh": {
         "too_big": "{label}大小为 {size}，可接受的图片最大为 {limit}。",
@@ -53,6 +55,7 @@ SENTENCES: dict[str, dict[str, str]] = {
         "not_an_image": "{label}不是本应用能读取的图片（{readable}）。",
         "truncated": "{label}不完整（被截断），无法读取；请重新保存后再试。",
         "damaged": "{label}已损坏，无法读取；请重新保存后再试。",
+        "duplicate": "{label}与 {image} 是同一张图片，在这条消息中又附了一次；只使用一次。",
     },
 }
 _NAMELESS = {"en": "The image", "zh": "这张图片"}

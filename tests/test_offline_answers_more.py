@@ -102,3 +102,43 @@ async def test_a_unit_after_an_emoji_is_still_read(tools, question):
     call = next(e for e in events if e.type == "tool_call")
     assert call.tool == "convert_units" and call.arguments["from_unit"] == "miles"
     assert events[-1].type == "answer" and "4.828" in events[-1].text
+
+
+@pytest.fixture
+def turned_photo(tmp_path):
+    exif = Image.Exif()
+    exif[0x0112] = 6  # stored on its side: turned a quarter to stand upright
+    path = tmp_path / "turned.jpg"
+    Image.new("RGB", (300, 200), (200, 30, 30)).save(path, exif=exif.tobytes())
+    return path
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "expected"),
+    [
+        ("what's the size of this image?", "en",
+         "you see it turned upright as its EXIF orientation says, 200x300."),
+        ("图片尺寸是多少", "zh", "看到的是按 EXIF 方向转正的副本，200x300。"),
+    ],
+)  # fmt: skip
+async def test_a_photo_turned_by_its_exif_is_rotated_not_downscaled(
+    tools, turned_photo, question, language, expected
+):
+    agent = Agent(OfflineModel(), tools, language=language)
+    events = await collect(agent, question, [turned_photo], Session())
+    assert expected in events[-1].text
+    assert "downscaled" not in events[-1].text and "缩小" not in events[-1].text
+
+
+async def test_the_same_image_attached_twice_is_used_once_and_said_so(
+    tools, turned_photo, tmp_path
+):
+    copy = tmp_path / "copy.jpg"
+    copy.write_bytes(turned_photo.read_bytes())
+    agent = Agent(OfflineModel(), tools)
+    events = await collect(agent, "what's the size of this image?", [turned_photo, copy], Session())
+    said = "copy.jpg is the same picture as img_1, attached again in this message; it is used once."
+    assert [e.message for e in events if e.type == "notice"] == [said]
+    assert events[-1].text.endswith(f"({said})") and "not used" not in events[-1].text
+    started = next(e for e in events if e.type == "run_started")
+    assert len(started.images) == 1

@@ -15,7 +15,7 @@ CJK = re.compile(r"[\u3400-\u9fff]")
 
 def test_every_refusal_is_written_in_both_languages():
     assert SENTENCES["en"].keys() == SENTENCES["zh"].keys()
-    facts = {"size": "30 MB", "limit": "20 MB", "width": 9000, "height": 9000}
+    facts = {"size": "30 MB", "limit": "20 MB", "width": 9000, "height": 9000, "image": "img_1"}
     for kind in SENTENCES["en"]:
         english = refusal(kind, "en", name="a.png", **facts)
         chinese = refusal(kind, "zh", name="a.png", **facts)

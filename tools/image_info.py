@@ -154,6 +154,9 @@ _SAID = {
         "kind": ", {kind}",
         "mode": " ({})",
         "downscaled": "; you see it downscaled to {size}",
+        "turned": "; you see it turned upright as its EXIF orientation says, {size}",
+        "turned_downscaled": "; you see it turned upright as its EXIF orientation says and "
+        "downscaled to {size}",
         "end": ".",
         "no_exif": " No camera metadata (EXIF: camera, date taken, exposure, GPS) in it.",
         "camera": "Camera: {}",
@@ -172,6 +175,8 @@ _SAID = {
         "kind": "，{kind}",
         "mode": "（{}）",
         "downscaled": "；看到的是缩小到 {size} 的副本",
+        "turned": "；看到的是按 EXIF 方向转正的副本，{size}",
+        "turned_downscaled": "；看到的是按 EXIF 方向转正并缩小到 {size} 的副本",
         "end": "。",
         "no_exif": "其中没有相机元数据（EXIF：相机、拍摄时间、曝光、GPS）。",
         "camera": "相机：{}",
@@ -194,9 +199,15 @@ def _describe(info: dict[str, Any], exif: dict[str, Any], language: str = "en") 
     mode = w["mode"].format(info["mode"]) if info.get("mode") else ""
     kind = ((info.get("format") or "") + mode).strip()
     text = w["size"].format(size=size, kind=w["kind"].format(kind=kind) if kind else "")
-    if (info["prepared_width"], info["prepared_height"]) != (info["width"], info["height"]):
-        prepared = f"{info['prepared_width']}x{info['prepared_height']}"
-        text += w["downscaled"].format(size=prepared)
+    prepared = (info["prepared_width"], info["prepared_height"])
+    # A photo turned a quarter for its EXIF orientation is as large as it was, on its side.
+    upright = (info["height"], info["width"]) if info.get("turned") in (5, 6, 7, 8) else None
+    shown = f"{prepared[0]}x{prepared[1]}"
+    if info.get("turned"):
+        smaller = prepared != (upright or (info["width"], info["height"]))
+        text += w["turned_downscaled" if smaller else "turned"].format(size=shown)
+    elif prepared != (info["width"], info["height"]):
+        text += w["downscaled"].format(size=shown)
     text += w["end"]
     if not exif:
         return text + w["no_exif"]
@@ -268,7 +279,11 @@ class ImageInfo(Tool):
         }
         if not info["format"] and meta.get("media_type"):
             info["prepared_format"] = str(meta["media_type"]).split("/")[-1].upper()
-        exif = summarise_exif(meta.get("exif") if isinstance(meta.get("exif"), dict) else None)
+        raw = meta.get("exif") if isinstance(meta.get("exif"), dict) else None
+        exif = summarise_exif(raw)
+        turn = _number(_flatten(raw or {}).get("Orientation"))
+        if turn and 2 <= turn <= 8:  # 1 is upright already
+            info["turned"] = int(turn)
         data = {"image_id": args.image_id, **info, "exif": exif}
         if meta.get("source_name"):
             data["file_name"] = _text(meta["source_name"])

@@ -26,6 +26,7 @@ from tools.image_refs import (
 
 from ...offload import Overdue, run_quick
 from ...prompts import CONTROL_ACTIONS
+from ...refusals import SENTENCES
 from ..base import ModelError, ModelRequest
 from . import answers, conversation, picking
 from .plans import Call, Job, Plan, drive, each_plan, extract, help_plan, tool_plan
@@ -91,8 +92,7 @@ class OfflineModel:
         if request.purpose == "final":
             text = _final_text(request, words)
             if request.refused_images:
-                note = words["refused_note"].format(reasons=" ".join(request.refused_images))
-                text = f"{text}\n\n{note}"
+                text = f"{text}\n\n{_upload_note(request.refused_images, words)}"
             return text
         seen = conversation.read(request)
         decided = _decide(request, seen, words)
@@ -218,8 +218,29 @@ def _with_refusals(request: ModelRequest, reply: str) -> str:
         return reply
     if reply.startswith(f"Thought: {words['refused_thought']}"):
         return reply
-    note = words["refused_note"].format(reasons=" ".join(request.refused_images))
-    return f"{reply}\n\n{note}"
+    return f"{reply}\n\n{_upload_note(request.refused_images, words)}"
+
+
+# "b.png is the same picture as img_1…": an upload used once, not refused.
+_DUPLICATE = re.compile(
+    "|".join(
+        re.escape(sentences["duplicate"])
+        .replace(r"\{label\}", ".*?")
+        .replace(r"\{image\}", r"img_\d+")
+        for sentences in SENTENCES.values()
+    )
+)
+
+
+def _upload_note(reasons: list[str], words: dict[str, str]) -> str:
+    """What became of this turn's uploads that are not in the request: refused, or the same
+    picture sent twice and used once."""
+    twice = [r for r in reasons if _DUPLICATE.fullmatch(r)]
+    refused = [r for r in reasons if r not in twice]
+    notes = [words["refused_note"].format(reasons=" ".join(refused))] if refused else []
+    if twice:
+        notes.append(words["twice_note"].format(reasons=" ".join(twice)))
+    return "\n\n".join(notes)
 
 
 def _fillable_first(ranked: list[Any], question: str, ids: Any) -> list[Any]:
