@@ -616,3 +616,12 @@ def test_a_message_with_markup_is_shown_as_typed(page):
     sync_api.expect(page.locator("#chat .user-row").last).to_contain_text(typed)
     assert "4" in last_reply(page)
     assert page.evaluate("window.ran") is None
+
+
+def test_markdown_marks_in_a_message_are_shown_as_typed(page):
+    typed = "read this: 9**9**9 _x_ `y` ~z~ [a](b) #1 https://example.org/a_b"
+    ask(page, typed, EXAMPLES / "sign.png")
+    wait_turn_done(page, 1)
+    row = page.locator("#chat .user-row").last
+    sync_api.expect(row).to_contain_text(typed)
+    assert row.locator("img").count() == 1  # the image beside the words still shows
