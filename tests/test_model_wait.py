@@ -58,6 +58,8 @@ def test_the_status_line_counts_the_seconds_in_the_pages_language(language, said
     view = TurnView(1, language, "hi")
     view.apply(ModelWaitEvent(step=1, seconds=4))
     state = SimpleNamespace(
-        turns=[SimpleNamespace(view=view)], prefs=SimpleNamespace(language=language)
+        turns=[SimpleNamespace(view=view)],
+        prefs=SimpleNamespace(language=language),
+        vision_state=lambda: "",
     )
     assert status_text(state).startswith(said)

@@ -45,6 +45,13 @@ LABELS: dict[str, dict[str, Any]] = {
         "always": "Always allowed in this conversation from now on.",
         "by_policy": "Decided by the run's approval policy.",
         "protocol": {"react": "ReAct text", "native": "native tool calls"},
+        # How images go to the model (Settings' Images to the model, and what it showed).
+        "vision": {
+            "on": "images always sent",
+            "off": "images not sent",
+            "text": "text only: tools look at images",
+            "sees": "takes images",
+        },
         "error": "Error",
         "calls": ("{calls} model call", "{calls} model calls"),
         "tool_calls": ("{calls} tool call", "{calls} tool calls"),
@@ -96,6 +103,12 @@ LABELS: dict[str, dict[str, Any]] = {
         "always": "本对话中此后总是允许。",
         "by_policy": "由本次运行的批准策略决定。",
         "protocol": {"react": "ReAct 文本", "native": "原生工具调用"},
+        "vision": {
+            "on": "总是发送图片",
+            "off": "不发送图片",
+            "text": "只接受文字：由工具查看图片",
+            "sees": "能接收图片",
+        },
         "error": "错误",
         "calls": ("{calls} 次模型调用", "{calls} 次模型调用"),
         "tool_calls": ("{calls} 次工具调用", "{calls} 次工具调用"),
@@ -184,6 +197,12 @@ def stats_text(calls: int, seconds: float, language: str) -> str:
 def protocol_text(protocol: str | None, language: str) -> str:
     """The tool protocol in words ("native tool calls"); '' when none is known."""
     return words(language)["protocol"].get(protocol, protocol) if protocol else ""
+
+
+def vision_text(state: str, language: str) -> str:
+    """How images go to the model, in words ("text only: tools look at images"); '' when
+    nothing is known yet."""
+    return words(language)["vision"].get(state, "") if state else ""
 
 
 def browser_language(accept_language: str | None) -> str | None:

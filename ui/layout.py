@@ -199,6 +199,13 @@ def settings_panel(prefs0: Prefs, words: PageWords) -> tuple[dict[str, Any], gr.
                 label=I18N("protocol"),
                 elem_id="protocol",
             )
+            vision = gr.Radio(
+                [(I18N(key), value) for key, value in _VISION],
+                value=prefs0.vision,
+                label=I18N("vision"),
+                info=I18N("vision_info"),
+                elem_id="vision",
+            )
     words.add(accordion, label="settings")
     words.add(source, label="source", choices=choices(*_SOURCES))
     words.add(base_url, label="base_url")
@@ -210,6 +217,7 @@ def settings_panel(prefs0: Prefs, words: PageWords) -> tuple[dict[str, Any], gr.
     words.add(language, label="language")
     words.add(style, label="style", choices=choices(*_STYLES))
     words.add(protocol, label="protocol", choices=choices(*_PROTOCOLS))
+    words.add(vision, label="vision", info="vision_info", choices=choices(*_VISION))
     fields = {
         "source": source,
         "base_url": base_url,
@@ -221,6 +229,7 @@ def settings_panel(prefs0: Prefs, words: PageWords) -> tuple[dict[str, Any], gr.
         "language": language,
         "style": style,
         "tool_protocol": protocol,
+        "vision": vision,
     }
     return fields, notice
 
@@ -229,6 +238,7 @@ _SOURCES = [("source_offline", "offline"), ("source_openai", "openai")]
 _DETAILS = [(f"detail_{level}", level) for level in ("auto", "low", "high")]
 _STYLES = [("style_react", "react"), ("style_plugin", "plugin-task")]
 _PROTOCOLS = [(f"protocol_{name}", name) for name in ("auto", "react", "native")]
+_VISION = [(f"vision_{mode}", mode) for mode in ("auto", "on", "off")]
 
 
 class ImageTextbox(gr.MultimodalTextbox):

@@ -18,6 +18,7 @@ from pydantic import SecretStr
 from agent.config import ModelChoice, Settings, make_model
 from agent.events import Event
 from agent.images import ImageRef, ImageStore
+from agent.models.vision import VisionMemory
 from agent.session import Session
 from agent.turn_handle import TurnHandle
 
@@ -42,6 +43,7 @@ class Prefs:
     language: str = "en"
     style: str = "react"
     tool_protocol: str = "auto"  # auto | react | native
+    vision: str = "auto"  # auto | on | off: images to the model (agent.models.vision)
 
     def choice(self) -> ModelChoice:
         return ModelChoice(
@@ -49,6 +51,7 @@ class Prefs:
             base_url=self.base_url,
             model=self.model,
             api_key=SecretStr(self.api_key),
+            vision=self.vision,  # type: ignore[arg-type]
         )
 
 
@@ -64,6 +67,7 @@ def default_prefs(env: Settings) -> Prefs:
         language=env.language,
         style=env.prompt_style,
         tool_protocol=env.tool_protocol or "auto",
+        vision=env.vision,
     )
 
 
@@ -144,6 +148,9 @@ class PageState:
         self._dir: str | None = None
         self._images_dir: str | None = None
         self._model: tuple[tuple, Any] | None = None
+        # Which models took images and which take text only, for every model this session
+        # makes: a model switched away from and back to is not tried again.
+        self.vision_memory = VisionMemory()
         # For the idle sweep (ui.sweeper): when a handler last used this, and turns running.
         self.last_used = time.monotonic()
         self.running = 0
@@ -175,10 +182,19 @@ class PageState:
         """This session's hosted model, made again only when its settings change: building
         an HTTP client per turn costs real time. The key stays with the session."""
         p = self.prefs
-        key = (p.source, p.base_url, p.model, p.api_key)
+        key = (p.source, p.base_url, p.model, p.api_key, p.vision)
         if self._model is None or self._model[0] != key:
             self._model = (key, make(p))
+            if hasattr(self._model[1], "vision_memory"):
+                self._model[1].vision_memory = self.vision_memory
         return self._model[1]
+
+    def vision_state(self) -> str:
+        """How images go to this session's model now, for the status line: "on", "off",
+        "text" (found to take text only), "sees" (found to take them) or "" (not known)."""
+        model = self._model[1] if self._model is not None else None
+        state = getattr(model, "vision_state", None)
+        return state() if callable(state) else ""
 
     @property
     def session(self) -> Session:

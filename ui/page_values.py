@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 from agent.events import ErrorEvent
 
-from .labels import joined, t, words
+from .labels import joined, t, vision_text, words
 
 if TYPE_CHECKING:
     from .page_state import PageState
@@ -78,6 +78,11 @@ def _markdown_with_images(content: list[Any]) -> str:
 def status_text(state: PageState) -> str:
     if not state.turns:
         return ""
+    # How images go to the model, once known: the setting, or what the model showed.
+    return joined(_turn_status(state), vision_text(state.vision_state(), state.prefs.language))
+
+
+def _turn_status(state: PageState) -> str:
     view = state.turns[-1].view
     if view.stats_line:
         return view.stats_line
