@@ -14,7 +14,7 @@ import asyncio
 import json
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from . import acting, prompts, react
 from .action_input import REPAIR_REFUSED, Unreadable, repair, repair_budget
@@ -27,7 +27,15 @@ from .events import (
     StepRetryEvent,
     ThoughtEvent,
 )
-from .messages import NativeCall, StepRecord, history_messages, image_part, user_message
+from .images import ImageStore
+from .messages import (
+    Detail,
+    NativeCall,
+    StepRecord,
+    history_messages,
+    image_part,
+    user_message,
+)
 from .models.base import ToolCallPart
 from .offload import Overdue, run_quick
 from .parser import ParseError, Step
@@ -70,24 +78,24 @@ _CONTROL_SPECS = {
 }
 
 
-def protocol_for(model: Any, chosen: str) -> str:
+def protocol_for(model: Any, chosen: str) -> react.ReactText | NativeCalls:
     """The protocol a turn starts with, for the protocol `chosen` (react, native, auto):
     `auto` is native for a model that can call tools natively, until its endpoint has refused
     tools once in this process; the offline model always takes the ReAct text."""
     if chosen == "native" and getattr(model, "offline", False):
-        return "react"  # the offline model reads and writes the ReAct text only
+        return REACT_TEXT  # the offline model reads and writes the ReAct text only
     if chosen != "auto":
-        return chosen
+        return NATIVE_CALLS if chosen == "native" else REACT_TEXT
     if not getattr(model, "native_tools", False):
-        return "react"
-    return "react" if _endpoint(model) in NO_NATIVE_TOOLS else "native"
+        return REACT_TEXT
+    return REACT_TEXT if _endpoint(model) in NO_NATIVE_TOOLS else NATIVE_CALLS
 
 
 def fall_back(turn: TurnState) -> None:
     """The endpoint refused native tools under `auto`: this turn, and every later one with
     the same endpoint in this process, speaks the ReAct text instead."""
     NO_NATIVE_TOOLS.add(_endpoint(turn.agent.model))
-    turn.protocol = "react"
+    turn.protocol = REACT_TEXT
     turn.emit(NoticeEvent(message=say("native_refused", turn.language)))
 
 
@@ -121,57 +129,17 @@ def _function(name: str, description: str, parameters: dict[str, Any]) -> dict[s
 
 
 def native_messages(turn: TurnState) -> list[dict[str, Any]]:
-    session, detail = turn.draft, turn.agent.image_detail
+    session, detail = turn.draft, cast(Detail, turn.agent.image_detail)
     task = session.task
     state = ""
     if task:
         state = prompts.task_state_text(task.tool, task.known, task.missing, turn.language)
     return [
         {"role": "system", "content": prompts.native_system(turn.language, state)},
-        *history_messages(session, detail),  # type: ignore[arg-type]
-        user_message(turn.text, turn.refs, detail),  # type: ignore[arg-type]
-        *step_messages(turn.steps, turn),
+        *history_messages(session, detail),
+        user_message(turn.text, turn.refs, detail),
+        *NativeCalls.step_messages(turn.steps, turn.draft.images, detail),
     ]
-
-
-def step_messages(steps: Sequence[StepRecord], turn: TurnState) -> list[dict[str, Any]]:
-    """Each reply's calls as one assistant message, its results as `tool` messages in call
-    order, then the images they made; a note without a call as a user message."""
-    messages: list[dict[str, Any]] = []
-    index = 0
-    while index < len(steps):
-        record = steps[index]
-        if record.call is None:
-            messages.append({"role": "user", "content": record.observation})
-            index += 1
-            continue
-        reply = [
-            s for s in steps[index:] if s.call is not None and s.call.reply == record.call.reply
-        ]
-        index += len(reply)
-        calls = [
-            {
-                "id": s.call.id,
-                "type": "function",
-                "function": {"name": s.call.name, "arguments": s.call.arguments},
-            }
-            for s in reply
-            if s.call is not None
-        ]
-        content = record.call.content or None
-        messages.append({"role": "assistant", "content": content, "tool_calls": calls})
-        for s in reply:
-            messages.append({"role": "tool", "tool_call_id": s.call.id, "content": s.observation})  # type: ignore[union-attr]
-        made = [(s, i) for s in reply for i in s.image_ids]
-        if made:
-            note = "; ".join(f"{i} from call {s.call.id} ({s.tool})" for s, i in made)  # type: ignore[union-attr]
-            parts: list[dict[str, Any]] = [
-                {"type": "text", "text": f"Images the tools made: {note}"}
-            ]
-            store = turn.draft.images
-            parts += [image_part(store.get(i), turn.agent.image_detail) for _, i in made]  # type: ignore[arg-type]
-            messages.append({"role": "user", "content": parts})
-    return messages
 
 
 def arguments_of(raw: str) -> dict[str, Any]:
@@ -216,27 +184,82 @@ async def _read_arguments(calls: Sequence[ToolCallPart]) -> list[dict[str, Any] 
         return [_BROKEN_ARGUMENTS] * len(calls)
 
 
-async def step(turn: TurnState, step_no: int) -> Terminal | None:
-    specs, names = tool_specs(turn.agent.tools)
-    request = turn.request(native_messages(turn))
-    request.tool_specs = specs
-    content, calls, extra = await _stream(turn, step_no, request)
-    if not calls:
-        if not content.strip():
-            return acting.retry(turn, step_no, "", "The reply was empty. Call a tool or answer.")
-        if _looks_like_react(content):
-            return await _as_react(turn, step_no, content)
-        turn.draft.task = None
-        return AnswerEvent(text=content.strip())
-    if content.strip():
-        turn.emit(ThoughtEvent(step=step_no, text=content.strip()))
-    note = _TOO_MANY_CALLS.format(limit=MAX_CALLS_PER_REPLY) if extra else ""
-    if note:
-        turn.emit(StepRetryEvent(step=step_no, reason=note))
-    final = await _run_calls(turn, step_no, calls, names, content)
-    if note and final is None:  # after the calls' results, as the model reads its reply's end
-        turn.record("(the reply's other tool calls)", note, kind="feedback", ok=False)
-    return final
+class NativeCalls:
+    """The endpoint's own tool calls: the tools go as its `tools` parameter, a reply's calls
+    are the step's actions, and their results go back as `tool` messages."""
+
+    name = "native"
+
+    async def step(self, turn: TurnState, step_no: int) -> Terminal | None:
+        specs, names = tool_specs(turn.agent.tools)
+        request = turn.request(native_messages(turn))
+        request.tool_specs = specs
+        content, calls, extra = await _stream(turn, step_no, request)
+        if not calls:
+            if not content.strip():
+                reason = "The reply was empty. Call a tool or answer."
+                return acting.retry(turn, step_no, "", reason)
+            if _looks_like_react(content):
+                return await _as_react(turn, step_no, content)
+            turn.draft.task = None
+            return AnswerEvent(text=content.strip())
+        if content.strip():
+            turn.emit(ThoughtEvent(step=step_no, text=content.strip()))
+        note = _TOO_MANY_CALLS.format(limit=MAX_CALLS_PER_REPLY) if extra else ""
+        if note:
+            turn.emit(StepRetryEvent(step=step_no, reason=note))
+        final = await _run_calls(turn, step_no, calls, names, content)
+        if note and final is None:  # after the calls' results, as the model reads its reply's end
+            turn.record("(the reply's other tool calls)", note, kind="feedback", ok=False)
+        return final
+
+    @staticmethod
+    def step_messages(
+        steps: Sequence[StepRecord], store: ImageStore, detail: Detail
+    ) -> list[dict[str, Any]]:
+        """Each reply's calls as one assistant message, its results as `tool` messages in
+        call order, then the images they made; a note without a call as a user message."""
+        messages: list[dict[str, Any]] = []
+        index = 0
+        while index < len(steps):
+            record = steps[index]
+            if record.call is None:
+                messages.append({"role": "user", "content": record.observation})
+                index += 1
+                continue
+            reply = [
+                s for s in steps[index:] if s.call is not None and s.call.reply == record.call.reply
+            ]
+            index += len(reply)
+            messages += _reply_messages(reply, store, detail)
+        return messages
+
+
+REACT_TEXT, NATIVE_CALLS = react.ReactText(), NativeCalls()
+
+
+def _reply_messages(
+    reply: list[StepRecord], store: ImageStore, detail: Detail
+) -> list[dict[str, Any]]:
+    calls: list[NativeCall] = [s.call for s in reply if s.call is not None]
+    first = calls[0]
+    tool_calls = [
+        {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+        for c in calls
+    ]
+    content = first.content or None
+    messages: list[dict[str, Any]] = [
+        {"role": "assistant", "content": content, "tool_calls": tool_calls}
+    ]
+    for s, call in zip(reply, calls, strict=True):
+        messages.append({"role": "tool", "tool_call_id": call.id, "content": s.observation})
+    made = [(s, call, i) for s, call in zip(reply, calls, strict=True) for i in s.image_ids]
+    if made:
+        note = "; ".join(f"{i} from call {call.id} ({s.tool})" for s, call, i in made)
+        parts: list[dict[str, Any]] = [{"type": "text", "text": f"Images the tools made: {note}"}]
+        parts += [image_part(store.get(i), detail) for _, _, i in made]
+        messages.append({"role": "user", "content": parts})
+    return messages
 
 
 async def _stream(
@@ -281,17 +304,7 @@ async def _as_react(turn: TurnState, step_no: int, content: str) -> Terminal | N
     except ParseError:
         turn.draft.task = None
         return AnswerEvent(text=content.strip())
-    if action.thought:
-        turn.emit(ThoughtEvent(step=step_no, text=action.thought))
-    if action.kind == "answer":
-        answer = (action.answer or "").strip()
-        turn.emit(AnswerDeltaEvent(text=answer))
-        turn.draft.task = None
-        return AnswerEvent(text=answer)
-    outcome = await acting.act(turn, action, step_no)
-    if isinstance(outcome, acting.Ready):
-        return await acting.run_ready(turn, outcome)
-    return outcome
+    return await react.take(turn, step_no, action)
 
 
 async def _run_calls(

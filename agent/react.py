@@ -4,11 +4,14 @@ forward what follows `Answer:` as it arrives (after its Thought), read the step,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from . import acting
 from .action_input import repair_budget
 from .events import AnswerDeltaEvent, AnswerEvent, ModelDeltaEvent, ThoughtEvent
+from .images import ImageStore
+from .messages import Detail, StepRecord, step_messages
 from .offload import Overdue, run_quick
 from .parser import AnswerStream, ParseError, Step, parse_step
 from .reasoning import ReasoningFilter
@@ -43,20 +46,46 @@ async def read(text: str, tools: Sequence[str] = ()) -> Step:
         raise ParseError("it took too long to read; write a shorter reply", tools) from exc
 
 
-async def step(turn: TurnState, step_no: int) -> Terminal | None:
-    raw, answer_stream, thought_sent = await _stream(turn, step_no)
-    try:
-        action = await read(raw, turn.known_names())
-    except ParseError as exc:
-        return acting.retry(turn, step_no, raw, str(exc))
+class ReactText:
+    """The ReAct text protocol: the model writes Thought, Action and Action Input (or
+    Answer) as text, and each step's Observation goes back as the next user message."""
+
+    name = "react"
+
+    async def step(self, turn: TurnState, step_no: int) -> Terminal | None:
+        raw, answer_stream, thought_sent = await _stream(turn, step_no)
+        try:
+            action = await read(raw, turn.known_names())
+        except ParseError as exc:
+            return acting.retry(turn, step_no, raw, str(exc))
+        return await take(turn, step_no, action, thought_sent, answer_stream.finish)
+
+    @staticmethod
+    def step_messages(
+        steps: Sequence[StepRecord], store: ImageStore, detail: Detail
+    ) -> list[dict[str, Any]]:
+        return step_messages(steps, store, detail)
+
+
+async def take(
+    turn: TurnState,
+    step_no: int,
+    action: Step,
+    thought_sent: bool = False,
+    unsent: Callable[[], str] | None = None,
+) -> Terminal | None:
+    """Act on a step read from ReAct text: its Thought (unless it went out while streaming),
+    then its answer, or its action decided and run. `unsent` gives the part of the answer
+    not streamed yet (all of it when None)."""
     if action.thought and not thought_sent:
         turn.emit(ThoughtEvent(step=step_no, text=action.thought))
     if action.kind == "answer":
-        rest = answer_stream.finish()
+        answer = (action.answer or "").strip()
+        rest = unsent() if unsent is not None else answer
         if rest:
             turn.emit(AnswerDeltaEvent(text=rest))
         turn.draft.task = None
-        return AnswerEvent(text=(action.answer or "").strip())
+        return AnswerEvent(text=answer)
     outcome = await acting.act(turn, action, step_no)
     if isinstance(outcome, acting.Ready):
         return await acting.run_ready(turn, outcome)

@@ -38,7 +38,7 @@ from typing import Any
 
 from tools.base import Tool
 
-from . import acting, native, react, telemetry
+from . import acting, native, telemetry
 from . import approval as _approval
 from .config import Settings
 from .events import (
@@ -54,7 +54,7 @@ from .models.base import ChatModel, ModelError
 from .session import Session
 from .style import make_style
 from .tool_run import ToolCrashed
-from .turn import Terminal, TurnState
+from .turn import Terminal, ToolProtocol, TurnState
 from .turn_handle import TurnHandle
 
 log = logging.getLogger(__name__)
@@ -116,7 +116,7 @@ class Agent:
         self.tracer = telemetry.as_tracer(tracer)
         self.name = name
 
-    def protocol_now(self) -> str:
+    def protocol_now(self) -> ToolProtocol:
         """The protocol a turn starts with (`native.protocol_for`)."""
         return native.protocol_for(self.model, self.tool_protocol)
 
@@ -300,15 +300,14 @@ class _Turn(TurnState):
 
     async def _step(self) -> Terminal | None:
         step_no = self.model_calls + 1
-        if self.protocol == "native":
-            try:
-                return await native.step(self, step_no)
-            except ModelError as exc:
-                if exc.kind != "tools_unsupported" or self.agent.tool_protocol != "auto":
-                    raise
-                native.fall_back(self)
-                step_no = self.model_calls + 1
-        return await react.step(self, step_no)
+        try:
+            return await self.protocol.step(self, step_no)
+        except ModelError as exc:
+            refused = exc.kind == "tools_unsupported" and self.protocol is native.NATIVE_CALLS
+            if not refused or self.agent.tool_protocol != "auto":
+                raise
+            native.fall_back(self)
+            return await self.protocol.step(self, self.model_calls + 1)
 
 
 async def _stopped_within(stop: asyncio.Event | None, seconds: float) -> bool:

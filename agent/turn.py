@@ -9,7 +9,7 @@ import logging
 import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from tools.base import Tool
 
@@ -45,6 +45,21 @@ def image_info(ref: ImageRef) -> ImageInfo:
     return ImageInfo.of(ref)
 
 
+class ToolProtocol(Protocol):
+    """How a turn's model calls tools: the ReAct text (`agent.react.ReactText`) or the
+    endpoint's own tool calls (`agent.native.NativeCalls`). The loop calls `step` once per
+    model call; `step_messages` renders the turn's steps so far for the next request."""
+
+    name: str
+
+    async def step(self, turn: TurnState, step_no: int) -> Terminal | None: ...
+
+    @staticmethod
+    def step_messages(
+        steps: Sequence[StepRecord], store: Any, detail: Any
+    ) -> list[dict[str, Any]]: ...
+
+
 class TurnState:
     """One turn's words, images, finished steps and counters, and where its events go."""
 
@@ -72,7 +87,8 @@ class TurnState:
         self.queue = Mailbox()
         self.emit = self.queue.put
         self.run_id = uuid.uuid4().hex[:12]
-        self.protocol = agent.protocol_now()
+        # The tool protocol this turn speaks (`agent.native.protocol_for`).
+        self.protocol: ToolProtocol = agent.protocol_now()
         # Tracing watches every event on its way to the queue; off, nothing stands between.
         self.tracer = telemetry.turn_tracer(agent, session)
         if self.tracer is not None:
@@ -254,7 +270,7 @@ class TurnState:
                 offline=getattr(agent.model, "offline", False),
                 language=self.language,
                 style=agent.style.name,
-                protocol=self.protocol,
+                protocol=self.protocol.name,
                 images=[image_info(r) for r in self.refs],
             )
         )
@@ -274,7 +290,7 @@ class TurnState:
                 model_calls=self.model_calls,
                 steps=self.tool_calls,
                 duration=time.monotonic() - self.started,
-                protocol=self.protocol,
+                protocol=self.protocol.name,
             )
         )
         self.emit(final)
