@@ -192,7 +192,12 @@ class PageState:
     def vision_state(self) -> str:
         """How images go to this session's model now, for the status line: "on", "off",
         "text" (found to take text only), "sees" (found to take them) or "" (not known)."""
-        model = self._model[1] if self._model is not None else None
+        p = self.prefs
+        if p.vision in ("on", "off"):
+            return p.vision
+        key = (p.source, p.base_url, p.model, p.api_key, p.vision)
+        # Another model chosen since the last turn: nothing is known of it until it is made.
+        model = self._model[1] if self._model is not None and self._model[0] == key else None
         state = getattr(model, "vision_state", None)
         return state() if callable(state) else ""
 
