@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
 from . import prompts
 from .events import AnswerDeltaEvent, AnswerEvent, ModelDeltaEvent
+from .labels import without_label
 from .turn import Terminal, TurnState
 
 
@@ -25,10 +24,4 @@ async def final_answer(turn: TurnState, question: str) -> Terminal:
                 text += chunk
                 turn.emit(ModelDeltaEvent(step=turn.model_calls, text=chunk))
                 turn.emit(AnswerDeltaEvent(text=chunk))
-    return AnswerEvent(text=_strip_final_label(text))
-
-
-def _strip_final_label(text: str) -> str:
-    return re.sub(
-        r"^\s*(?:\*\*)?\s*final answer\s*(?:\*\*)?\s*[:：]\s*", "", text, flags=re.IGNORECASE
-    ).strip()
+    return AnswerEvent(text=without_label(text, "answer"))

@@ -193,3 +193,37 @@ def _opens_placeholder(text: str) -> bool:
             if not (opener.isascii() and after.isascii() and after.isalpha()):
                 return True
     return False
+
+
+# Where a step's Thought ends while it streams: the first Action, Action Input or Answer label,
+# at a line's start or mid-line after a space, English or Chinese.
+_DECIDES = re.compile(
+    r"(?:^|(?<=\s))[ \t]{0,8}(?:\*\*)?[ \t]{0,3}"
+    rf"(?:action{_SEP}input|action|final{_SEP}answer|answer"
+    r"|行动输入|动作输入|行动|动作|最终答案|最终回答|答案)"
+    r"[ \t]{0,3}(?:\*\*)?[ \t]{0,3}[:：]",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def decision_start(text: str, start: int = 0) -> int | None:
+    """Where the first label that ends a Thought (Action, Action Input, Answer) begins in
+    `text`, searching from `start`; None if there is none yet."""
+    match = _DECIDES.search(text, start)
+    return match.start() if match else None
+
+
+def without_label(text: str, *kinds: str) -> str:
+    """`text` without the label it starts with, when that label is one of `kinds`
+    (thought, action, actioninput, answer, observation); stripped."""
+    text = text.strip()
+    match = _LABEL.match(text)
+    if match is not None and label_kind(match) in kinds:
+        return text[match.end() :].strip()
+    return text
+
+
+def starts_with_label(text: str, *kinds: str) -> bool:
+    """Whether `text` begins with a label of one of `kinds`."""
+    match = _LABEL.match(text.lstrip())
+    return match is not None and label_kind(match) in kinds

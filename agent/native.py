@@ -28,6 +28,7 @@ from .events import (
     ThoughtEvent,
 )
 from .images import ImageStore
+from .labels import starts_with_label
 from .messages import (
     Detail,
     NativeCall,
@@ -290,11 +291,8 @@ async def _stream(
     return content, calls, extra
 
 
-_REACT_START = re.compile(r"^\s*(?:\*\*)?\s*(?:Thought|Action|思考|想法)\s*(?:\*\*)?\s*[:：]", re.I)
-
-
 def _looks_like_react(content: str) -> bool:
-    return _REACT_START.match(content) is not None
+    return starts_with_label(content, "thought", "action")
 
 
 async def _as_react(turn: TurnState, step_no: int, content: str) -> Terminal | None:

@@ -115,11 +115,16 @@ async def test_control_actions_are_tools():
     assert events[-1].type == "answer" and events[-1].ended and events[-1].text == "Bye now!"
 
 
-async def test_a_model_that_writes_react_text_instead_is_still_understood():
-    agent, _ = native_agent(
-        ['Thought: calc\nAction: calculator\nAction Input: {"expression": "2*3"}', "Six."],
-        [Calculator()],
-    )
+@pytest.mark.parametrize(
+    "reply",
+    [
+        'Thought: calc\nAction: calculator\nAction Input: {"expression": "2*3"}',
+        '**Thought:** calc\n**Action:** calculator\n**Action Input:** {"expression": "2*3"}',
+        '思考：算一下\n行动：calculator\n行动输入：{"expression": "2*3"}',
+    ],
+)
+async def test_a_model_that_writes_react_text_instead_is_still_understood(reply):
+    agent, _ = native_agent([reply, "Six."], [Calculator()])
     events = await collect(agent, "2*3?")
     assert [e.text for e in events if e.type == "tool_result"] == ["2*3 = 6"]
     assert events[-1].text == "Six."

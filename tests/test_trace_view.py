@@ -67,6 +67,20 @@ def test_thought_streams_without_label_or_action_then_settles():
     assert len(titled(view, "Thought")) == 1
 
 
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("思考：先读图片上的字。\n行动：read_text", "先读图片上的字。"),
+        ("想法：很简单。\n最终答案：42", "很简单。"),
+        ("**Thought:** zoom first. Action: zoom", "zoom first."),
+        ("Thought: the answer is near\n**Final Answer:** 42", "the answer is near"),
+        ("Thought: an actionable plan", "an actionable plan"),  # a word, not a label
+    ],
+)
+def test_streaming_thought_knows_the_labels_in_both_languages(raw, shown):
+    assert streaming_thought(raw) == shown
+
+
 def test_streaming_thought_hides_the_answer_part():
     assert streaming_thought("Thought: done.\nAnswer: 42") == "done."
     assert streaming_thought("Thought：想一想") == "想一想"

@@ -13,7 +13,6 @@ before it: a stored or uploaded turn of 200,000 events replays in time proportio
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 from typing import Any, assert_never
 
@@ -38,6 +37,7 @@ from agent.events import (
     ToolProgressEvent,
     ToolResultEvent,
 )
+from agent.labels import decision_start, without_label
 
 from .labels import (
     calls_text,
@@ -49,8 +49,6 @@ from .labels import (
     words,
 )
 
-_ACTION_CUT = re.compile(r"\n?\s*(Action\s*Input|Action|Answer|Final Answer)\s*[:：]", re.I)
-_THOUGHT_LABEL = re.compile(r"^\s*Thought\s*[:：]\s*", re.I)
 # A streaming Thought shows at most this much (the step's Thought event then gives it whole);
 # past it, more text of the step changes nothing shown and costs nothing.
 PREVIEW_CHARS = 4_000
@@ -68,8 +66,8 @@ def _block(value: Any) -> str:
 
 def streaming_thought(raw: str) -> str:
     """The Thought part of a step's text while it streams: no label, nothing from Action on."""
-    match = _ACTION_CUT.search(raw)
-    return _THOUGHT_LABEL.sub("", raw[: match.start()] if match else raw).strip()
+    cut = decision_start(raw)
+    return without_label(raw[:cut], "thought")
 
 
 class _ThoughtPreview:
@@ -87,13 +85,13 @@ class _ThoughtPreview:
             return self.final
         start = max(0, len(self.raw) - _CUT_REACH)
         self.raw += text[: PREVIEW_CHARS + _CUT_REACH - len(self.raw)]
-        match = _ACTION_CUT.search(self.raw, start)
-        if match is not None:
-            self.final = _THOUGHT_LABEL.sub("", self.raw[: match.start()]).strip()
+        cut = decision_start(self.raw, start)
+        if cut is not None:
+            self.final = without_label(self.raw[:cut], "thought")
         elif len(self.raw) >= PREVIEW_CHARS:
-            self.final = _THOUGHT_LABEL.sub("", self.raw[:PREVIEW_CHARS]).strip() + "…"
+            self.final = without_label(self.raw[:PREVIEW_CHARS], "thought") + "…"
         else:
-            return _THOUGHT_LABEL.sub("", self.raw).strip()
+            return without_label(self.raw, "thought")
         self.raw = ""
         return self.final
 
