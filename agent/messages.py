@@ -60,6 +60,8 @@ def action_text(
 
 
 def image_note(refs: Sequence[ImageRef]) -> str:
+    # Last in its message's text, in the order of the image parts: a model that takes text
+    # only is told which image each left-out part was from it (`agent.models.vision`).
     listed = ", ".join(
         f"{r.id} ({r.width}x{r.height}{', ' + r.label if r.label else ''})" for r in refs
     )
