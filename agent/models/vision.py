@@ -7,7 +7,7 @@ Many local models (Ollama, llama.cpp, vLLM) take only text. Three modes:
   them. The call is then made once more without them, the turn is told so once (the request's
   `on_retry`, which the trace shows), and the model is remembered as text only (`VisionMemory`),
   so later calls send none. A model that answers a request with images is remembered as seeing
-  them, and an error of its later is not taken for a refusal.
+  them, and its later errors are not taken for refusals.
 - `on`: images are always sent; a refusal is the turn's error.
 - `off`: images are never sent.
 
