@@ -24,14 +24,15 @@ from agent.config import (
 )
 from agent.log_redaction import install as install_log_redaction
 from ui import approval_panel, process_folders
-from ui.a11y import a11y_script
+from ui.a11y import a11y_settings
 from ui.examples import EXAMPLES, EXAMPLES_DIR, example_values
 from ui.handlers import PageHandlers
 from ui.history_panel import History, history_script, remember_sent, wire_history
 from ui.labels import UI_TEXT
-from ui.language import aria_script, on_page_load
+from ui.language import aria_settings, on_page_load
 from ui.layout import I18N, THEME, chat_tab, settings_panel
 from ui.notices import tell_mcp_notices
+from ui.page_script import LANGUAGE_JS, page_script
 from ui.page_state import (
     PageState,
     Prefs,
@@ -40,13 +41,12 @@ from ui.page_state import (
     sessions_root,
     traces_root,
 )
-from ui.page_words import PageWords, relabel_handler, switch_script
-from ui.phone import opening_script, wire_phone
-from ui.repick import repick_script
+from ui.page_words import PageWords, language_settings, relabel_handler
+from ui.phone import opening_settings, wire_phone
 from ui.scenarios_tab import add_scenarios_tab
 from ui.script_api import add_script_endpoints
 from ui.server import Page
-from ui.toasts import toast_script
+from ui.toasts import toast_settings
 
 # What tests and benchmarks use of the page; some of it is defined elsewhere and named here.
 __all__ = [
@@ -236,12 +236,15 @@ def build_demo(
             page.settings_notice(again=True), [state], [notice], **unqueued
         )
         titles = (UI_TEXT["zh"]["title"], UI_TEXT["en"]["title"])
-        language.change(None, [language], None, js=switch_script(*titles), queue=False, **quiet)
-        demo.load(None, js=aria_script(UI_TEXT["zh"]["title"]))
-        demo.load(None, js=a11y_script())
-        demo.load(None, js=opening_script())
-        demo.load(None, js=repick_script())
-        demo.load(None, js=toast_script(page.env.max_upload_mb))
+        language.change(None, [language], None, js=LANGUAGE_JS, queue=False, **quiet)
+        scripts = {
+            "a11y": a11y_settings(),
+            "aria": aria_settings(UI_TEXT["zh"]["title"]),
+            "toasts": toast_settings(page.env.max_upload_mb),
+            "opening": opening_settings(),
+            "language": language_settings(*titles),
+        }
+        demo.load(None, js=page_script(scripts))  # assets/page/, once
         demo.load(tell_mcp_notices, None, None, **quiet)  # MCP servers that failed to start
         wire_phone(parts, [box.submit, *(e.load_input_event.then for e in examples)])
         if page.env.mcp_server:

@@ -1,5 +1,5 @@
-"""Fixes, made in the browser, to Gradio's own markup where it is hard to use without a mouse
-or a screen: Gradio 6.31 has no setting for any of these.
+"""Fixes, made in the browser (`assets/page/a11y.js`), to Gradio's own markup where it is hard
+to use without a mouse or a screen: Gradio 6.31 has no setting for any of these.
 
 - Each folded step in the trace (and the chat's "Thinking…") is a `role=button` title holding a
   second, nameless arrow button: two Tab stops, one of them silent, and an interactive element
@@ -20,8 +20,6 @@ or a screen: Gradio 6.31 has no setting for any of these.
 
 from __future__ import annotations
 
-import json
-
 from .labels import UI_TEXT
 
 IMAGE_NAME = {"en": "Show the image larger", "zh": "放大查看图片"}
@@ -31,49 +29,7 @@ PANEL_NAMES = {
 }
 
 
-def a11y_script() -> str:
-    """Browser code that applies the fixes, also to what the page shows later, at most once a
-    frame while the page changes."""
-    names = json.dumps(IMAGE_NAME, ensure_ascii=False)
-    panels = json.dumps(PANEL_NAMES, ensure_ascii=False)
-    return f"""() => {{
-  const names = {names};
-  const panels = {panels};
-  let zh = (navigator.language || "").toLowerCase().startsWith("zh");
-  const fix = () => {{
-    waiting = false;
-    document.querySelectorAll(".thought-group .title .arrow button:not([inert])")
-      .forEach((el) => {{ el.setAttribute("inert", ""); el.tabIndex = -1; }});
-    document.querySelectorAll(".image-container > button")
-      .forEach((el) => {{
-        const name = el.getAttribute("aria-label");
-        if (!name || name === names.zh || name === names.en)
-          el.setAttribute("aria-label", zh ? names.zh : names.en);
-      }});
-    document.querySelectorAll(":is(#chat, #trace) div[aria-label]:not([role])")
-      .forEach((el) => el.setAttribute("role", "group"));
-    document.querySelectorAll("#settings-notice:not([role])")
-      .forEach((el) => el.setAttribute("role", "alert"));
-    for (const id of ["chat", "trace"]) {{
-      const log = document.querySelector(`#${{id}} [role=log]`);
-      const name = (zh ? panels.zh : panels.en)[id];
-      if (log && log.getAttribute("aria-label") !== name) log.setAttribute("aria-label", name);
-      if (log && id === "trace" && log.getAttribute("aria-live") !== "off")
-        log.setAttribute("aria-live", "off");
-    }}
-    document.querySelectorAll(":is(#chat, #trace, #viewer-chat, #viewer-trace) img[alt='']")
-      .forEach((el) => {{
-        const id = decodeURIComponent(el.src).match(new RegExp("/(img_[0-9]+)-[^/]*$"));
-        if (id) el.alt = id[1];
-      }});
-    document.querySelectorAll("#input .thumbnails [role=listitem]")
-      .forEach((el) => el.removeAttribute("role"));
-  }};
-  let waiting = false;
-  new MutationObserver(() => {{
-    if (!waiting) {{ waiting = true; requestAnimationFrame(fix); }}
-  }}).observe(document.body, {{ subtree: true, childList: true }});
-  // Language in Settings changes the page's language (ui.page_words.switch_script).
-  window.addEventListener("page-language", (event) => {{ zh = event.detail === "zh"; fix(); }});
-  fix();
-}}"""
+def a11y_settings() -> dict:
+    """The settings of `assets/page/a11y.js`, which applies the fixes, also to what the page
+    shows later, at most once a frame while the page changes."""
+    return {"imageName": IMAGE_NAME, "panels": PANEL_NAMES}

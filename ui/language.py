@@ -7,7 +7,6 @@ when the page loads, so the two agree until the person picks another in Settings
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -90,65 +89,12 @@ def on_page_load(
     return handler
 
 
-def aria_script(title: str) -> str:
-    """Browser code that, on a Chinese page, gives the tab its Chinese `title` and Gradio's
-    English accessible names their Chinese words, including those of parts shown later (the
-    settings, an upload's thumbnail): at most once a frame while the page changes. The page is
-    Chinese when the browser is, until Language in Settings says otherwise (the event
-    `page-language`, from `ui.page_words.switch_script`); back in English, the names it gave
-    become English again."""
-    words = json.dumps(ARIA_ZH, ensure_ascii=False)
-    prefixes = json.dumps(ARIA_PREFIXES_ZH, ensure_ascii=False)
-    footer = json.dumps({**FOOTER_ZH, **UPLOAD_ZH}, ensure_ascii=False)
-    return f"""() => {{
-  let zh = (navigator.language || "").toLowerCase().startsWith("zh");
-  const words = {words};
-  const english = Object.fromEntries(Object.entries(words).map(([en, cn]) => [cn, en]));
-  const prefixes = Object.entries({prefixes});
-  const said = (name) => {{
-    if (!zh) {{
-      if (english[name]) return english[name];
-      const back = prefixes.find(([en, cn]) => {{
-        const [head, tail] = cn.split("{{}}");
-        const fits = name.length > head.length + tail.length;
-        return fits && name.startsWith(head) && name.endsWith(tail);
-      }});
-      if (!back) return null;
-      const [head, tail] = back[1].split("{{}}");
-      return back[0] + name.slice(head.length, name.length - tail.length);
-    }}
-    if (words[name]) return words[name];
-    const found = prefixes.find(([en]) => name.startsWith(en));
-    return found ? found[1].replace("{{}}", name.slice(found[0].length)) : null;
-  }};
-  const footer = {footer};
-  const footerBack = Object.fromEntries(Object.entries(footer).map(([en, cn]) => [cn, en]));
-  const relabel = () => {{
-    waiting = false;
-    for (const attribute of ["aria-label", "title"]) {{
-      document.querySelectorAll(`[${{attribute}}]`).forEach((el) => {{
-        const name = said(el.getAttribute(attribute));
-        if (name) el.setAttribute(attribute, name);
-      }});
-    }}
-    document.querySelectorAll("footer img[alt]").forEach((el) => {{
-      const name = said(el.getAttribute("alt"));
-      if (name) el.setAttribute("alt", name);
-    }});
-    const worded = "footer :is(.show-api, .built-with), [data-testid=upload-text], .wrap > .or";
-    document.querySelectorAll(worded).forEach((el) => {{
-      el.childNodes.forEach((node) => {{
-        const now = node.nodeType === 3 ? node.textContent.trim() : "";
-        const next = now && (zh ? footer[now] : footerBack[now]);
-        if (next) node.textContent = node.textContent.replace(now, next);
-      }});
-    }});
-  }};
-  let waiting = false;
-  new MutationObserver(() => {{
-    if (!waiting) {{ waiting = true; requestAnimationFrame(relabel); }}
-  }}).observe(document.body, {{ subtree: true, childList: true }});
-  window.addEventListener("page-language", (event) => {{ zh = event.detail === "zh"; relabel(); }});
-  if (zh) document.title = {json.dumps(title, ensure_ascii=False)};
-  relabel();
-}}"""
+def aria_settings(title: str) -> dict:
+    """The settings of `assets/page/aria.js`, which, on a Chinese page, gives the tab its
+    Chinese `title` and Gradio's English accessible names their Chinese words, including those
+    of parts shown later (the settings, an upload's thumbnail): at most once a frame while the
+    page changes. The page is Chinese when the browser is, until Language in Settings says
+    otherwise (the event `page-language`, from `assets/page/language.js`); back in English, the
+    names it gave become English again."""
+    footer = {**FOOTER_ZH, **UPLOAD_ZH}
+    return {"words": ARIA_ZH, "prefixes": ARIA_PREFIXES_ZH, "footer": footer, "title": title}

@@ -3,13 +3,12 @@
 Gradio's I18n writes the page text in the browser's language once, in the browser. When the
 person picks the other language in Settings, every component that shows words from
 assets/ui_text.json gets them again as plain text in that language (`PageWords.updates`), the
-conversation and the trace are drawn again in it (`redraw`), and browser code (`switch_script`)
-names the page and Gradio's own accessible names in it.
+conversation and the trace are drawn again in it (`redraw`), and browser code
+(`assets/page/language.js`) names the page and Gradio's own accessible names in it.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -79,35 +78,11 @@ def relabel_handler(page: Any, words: PageWords) -> Callable[..., tuple]:
     return handler
 
 
-def switch_script(zh_title: str, en_title: str) -> str:
-    """Browser code for a Language change: the page's `lang`, its title, and the accessible
-    names of `ui.language` and `ui.a11y` (which read `lang`) follow the chosen language; so do
-    Gradio's own words ("Loading…", the upload hints, the API page), through the locale of
-    Gradio's front end (`changeLocale` of its core module, which the page has loaded already:
-    importing it again gives the same module)."""
-    titles = json.dumps({"zh": zh_title, "en": en_title}, ensure_ascii=False)
-    return f"""(language) => {{
-  const key = String(language || "en").toLowerCase().startsWith("zh") ? "zh" : "en";
-  document.documentElement.lang = key === "zh" ? "zh-CN" : "en";
-  document.title = {titles}[key];
-  window.dispatchEvent(new CustomEvent("page-language", {{ detail: key }}));
-  {GRADIO_LOCALE}
-  gradioLocale(key === "zh" ? "zh-CN" : "en");
-  return language;
-}}"""
+def language_settings(zh_title: str, en_title: str) -> dict:
+    """The settings of `assets/page/language.js`: on a Language change, the page's `lang`, its
+    title, and the accessible names of `ui.language` and `ui.a11y` (which read `lang`) follow
+    the chosen language; so do Gradio's own words ("Loading…", the upload hints, the API
+    page), through the locale of Gradio's front end (`changeLocale` of its core module, which
+    the page has loaded already: importing it again gives the same module)."""
+    return {"titles": {"zh": zh_title, "en": en_title}}
 
-
-# Finds the front end's core module among what the page loaded and sets its locale; a page
-# without it (another Gradio build) keeps Gradio's words in the browser's language.
-GRADIO_LOCALE = """const gradioLocale = (locale) => {
-    const core = /\\/assets\\/core-[\\w-]+\\.js(?:[?#]|$)/;
-    const loaded = performance.getEntriesByType("resource").map((entry) => entry.name);
-    const linked = [...document.querySelectorAll("script[src], link[href]")].map(
-      (node) => node.src || node.href,
-    );
-    const url = [...loaded, ...linked].find((name) => core.test(name));
-    if (!url) return;
-    import(url)
-      .then((module) => module.changeLocale && module.changeLocale(locale))
-      .catch(() => {});
-  };"""

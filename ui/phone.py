@@ -25,20 +25,10 @@ def _scroll_to(element_id: str, then: str = "") -> str:
 }}"""
 
 
-def opening_script() -> str:
-    """On a phone the page opens at the top of the chat: the input's autofocus would scroll
-    the page past it (and open the keyboard over it), so the focus leaves the input."""
-    settle = """
-  const input = document.querySelector("#input textarea");
-  if (input && document.activeElement === input) input.blur();"""
-    body = _scroll_to("chat", settle)
-    # Gradio focuses the input after its first render, which may come after this runs.
-    return f"""() => {{
-  const open = {body};
-  open();
-  requestAnimationFrame(open);
-  setTimeout(open, 150);
-}}"""
+def opening_settings() -> dict:
+    """The settings of `assets/page/opening.js`: on a phone the page opens at the top of the
+    chat, not scrolled past it by the input's autofocus."""
+    return {"narrow": NARROW}
 
 
 def wire_phone(parts: SimpleNamespace, sends: list[Any]) -> None:
