@@ -11,6 +11,8 @@ from PIL import Image
 from pydantic import Field
 
 from agent.images import ImageStore
+from agent.models.offline import tool_hints
+from agent.models.offline.tool_hints import ToolHints
 from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult
 
 
@@ -22,7 +24,6 @@ class Echo(Tool):
     name = "echo"
     description = "Repeat the text it is given."
     Args = EchoArgs
-    triggers = (r"\becho\b", r"重复")
 
     def extract(self, text, image_ids, known):
         rest = text.split("echo", 1)[-1].strip()
@@ -42,7 +43,6 @@ class BookTrip(Tool):
     name = "book_trip"
     description = "Book a train trip to a city on a date."
     Args = TripArgs
-    triggers = (r"\bbook\b", r"\btrip\b", r"订票")
 
     def extract(self, text, image_ids, known):
         found = {}
@@ -86,7 +86,6 @@ class Crop(Tool):
     description = "Return the left half of an image as a new image."
     Args = CropArgs
     uses_images = True
-    triggers = (r"\bcrop\b",)
 
     def extract(self, text, image_ids, known):
         return {"image_id": image_ids[-1]} if image_ids else {}
@@ -95,6 +94,12 @@ class Crop(Tool):
         image = ctx.open_image(args.image_id)
         out = ctx.add_image(image.crop((0, 0, image.width // 2, image.height)), "left half")
         return ToolResult(text=f"Cropped {args.image_id} into {out.id}.", images=[out])
+
+
+# What the offline model knows of these tools: each one entry in its package, as a real tool's.
+tool_hints.register("echo", ToolHints(en=(r"\becho\b",), zh=(r"重复",)))
+tool_hints.register("book_trip", ToolHints(en=(r"\bbook\b", r"\btrip\b"), zh=(r"订票",)))
+tool_hints.register("crop", ToolHints(en=(r"\bcrop\b",)))
 
 
 class Boom(Tool):

@@ -11,6 +11,8 @@ from pydantic import Field, field_validator
 from agent import Agent, Session, offload
 from agent.config import Settings
 from agent.models import OfflineModel, ScriptedModel
+from agent.models.offline import tool_hints
+from agent.models.offline.tool_hints import ToolHints
 from tests.conftest import collect, png_bytes, types
 from tools.base import StrictArgs, Tool, ToolResult
 
@@ -87,7 +89,6 @@ class SlowCheck(Tool):
     name = "slow_check"
     description = "A tool whose arguments take a while to check."
     Args = SlowUnitArgs
-    triggers = (r"\bslowcheck\b",)
 
     def extract(self, text, image_ids, known):
         time.sleep(0.3)  # stands for an extractor that takes a while
@@ -95,6 +96,9 @@ class SlowCheck(Tool):
 
     def run(self, args, ctx):
         return ToolResult(text=f"checked {args.unit}")
+
+
+tool_hints.register("slow_check", ToolHints(en=(r"\bslowcheck\b",)))
 
 
 async def ticks_during(coro) -> tuple[object, float]:

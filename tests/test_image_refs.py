@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from agent.models.offline.tool_hints import hints_for
 from tools.colors import Colors
 from tools.image_edit import ImageEdit
 from tools.image_info import ImageInfo
@@ -263,7 +264,7 @@ def test_phrases_that_name_an_image_tool(text, expected):
     import re
 
     def hits(tool):
-        return sum(1 for p in tool.triggers if re.search(p, text, re.IGNORECASE))
+        return sum(1 for p in hints_for(tool).triggers if re.search(p, text, re.IGNORECASE))
 
     best = max(IMAGE_TOOLS, key=hits)
     assert hits(best) and best.name == expected

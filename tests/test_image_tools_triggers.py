@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from agent.models.offline.tool_hints import hints_for
 from tools import default_tools
 from tools.base import Tool
 from tools.colors import Colors
@@ -18,7 +19,7 @@ IMAGE_TOOLS: list[type[Tool]] = [Colors, ImageEdit, ImageInfo, ReadText, ScanCod
 
 
 def hits(tool: type[Tool], text: str) -> int:
-    return sum(1 for pattern in tool.triggers if re.search(pattern, text, re.IGNORECASE))
+    return sum(1 for pattern in hints_for(tool).triggers if re.search(pattern, text, re.IGNORECASE))
 
 
 @pytest.mark.parametrize(
@@ -69,8 +70,8 @@ def test_unrelated_requests_match_no_image_tool(text):
 def test_image_producing_tools_run_first_when_combined():
     text = "zoom into the bottom right and read the text"
     assert hits(Zoom, text) and hits(ReadText, text)
-    assert Zoom.stage < getattr(ReadText, "stage", 1)
-    assert ImageEdit.stage < getattr(ReadText, "stage", 1)
+    assert hints_for(Zoom).stage < hints_for(ReadText).stage
+    assert hints_for(ImageEdit).stage < hints_for(ReadText).stage
 
 
 def test_registry_lists_every_image_tool():

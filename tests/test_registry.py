@@ -6,6 +6,7 @@ import textwrap
 import pytest
 
 from agent.config import Settings
+from agent.models.offline.tool_hints import hints_for
 from tools import default_tools, registry, tool_map
 from tools.base import Tool, ToolSettings
 
@@ -226,6 +227,9 @@ def test_triggers_route_requests_to_the_right_everyday_tool(text, expected, monk
     monkeypatch.setenv("AGENT_ENABLE_WEATHER", "1")
     monkeypatch.delenv("AGENT_PLUGIN_DIR", raising=False)
     mine = [t for t in default_tools() if t.name in {*BUILT_INS, "weather"}]
-    hits = {t.name: sum(bool(re.search(p, text, re.IGNORECASE)) for p in t.triggers) for t in mine}
+    hits = {
+        t.name: sum(bool(re.search(p, text, re.IGNORECASE)) for p in hints_for(t).triggers)
+        for t in mine
+    }
     best = max(hits, key=hits.get)
     assert (best if hits[best] else None) == expected, hits

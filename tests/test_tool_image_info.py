@@ -7,6 +7,7 @@ from PIL.TiffImagePlugin import IFDRational
 from pydantic import ValidationError
 
 from agent.images import ImageStore
+from agent.models.offline.tool_hints import hints_for
 from tests.conftest import png_bytes as png
 from tools.base import ImageRef, ToolContext, ToolInputError
 from tools.image_info import ImageInfo, summarise_exif
@@ -159,4 +160,4 @@ def test_one_pixel_image(store):
 )
 def test_extract_and_triggers(text):
     assert TOOL.extract(text, ["img_1", "img_2"], {}) == {"image_id": "img_2"}
-    assert any(re.search(p, text, re.IGNORECASE) for p in ImageInfo.triggers)
+    assert any(re.search(p, text, re.IGNORECASE) for p in hints_for(ImageInfo).triggers)

@@ -9,6 +9,7 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 from pydantic import ValidationError
 
+from agent.models.offline.tool_hints import hints_for
 from tests.conftest import png_bytes as png
 from tools.base import ToolContext, ToolInputError
 from tools.read_text import ReadText, reading_order
@@ -174,7 +175,7 @@ def test_unknown_or_path_like_ids_are_refused(store, tmp_path):
 )
 def test_extract_and_triggers(text):
     assert TOOL.extract(text, ["img_1", "img_2"], {}) == {"image_id": "img_2"}
-    assert any(re.search(p, text, re.IGNORECASE) for p in ReadText.triggers)
+    assert any(re.search(p, text, re.IGNORECASE) for p in hints_for(ReadText).triggers)
 
 
 def test_small_print_zoomed_in_reads_as_words(store, engine):

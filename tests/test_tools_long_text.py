@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from agent.models.offline.tool_hints import hints_for
 from tests.support.bounded import run_bounded
 
 LONG_TEXTS = {
@@ -26,7 +27,7 @@ def read_like_the_offline_model(text: str) -> list[str]:
 
     fitting = []
     for tool in default_tools():
-        if any(re.search(pattern, text, re.IGNORECASE) for pattern in tool.triggers):
+        if any(re.search(pattern, text, re.IGNORECASE) for pattern in hints_for(tool).triggers):
             fitting.append(tool.name)
         tool.extract(text, ["img_1"], {})
     return fitting

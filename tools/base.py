@@ -1,9 +1,10 @@
 """What every tool is made of, and what a tool may touch while it runs.
 
 A tool is declared once: a name, a description written for the model, a pydantic model of its
-arguments (the single source of the JSON schema, the validation and the prompt text), optional
-trigger phrases and an argument extractor for the offline model, and a `run` that may be sync or
-async. Tools never import the agent; the agent hands them a `ToolContext`.
+arguments (the single source of the JSON schema, the validation and the prompt text), an
+argument extractor that reads a person's reply to a question about a missing argument, and a
+`run` that may be sync or async. Tools never import the agent; the agent hands them a
+`ToolContext`. What the offline model knows of a tool is kept in its own package.
 """
 
 from __future__ import annotations
@@ -191,27 +192,24 @@ def language_of(ctx: ToolContext | None) -> str:
 class Tool:
     """Base class for tools. Subclasses set the class attributes and implement `run`.
 
-    `triggers` are regular expressions (matched case-insensitively) that tell the offline model
-    this tool fits a request; `extract` pulls whatever arguments it can from the user's words.
+    `extract` pulls whatever arguments it can from the person's words: the task dialogue reads
+    a reply to its question with it, whatever the model.
     """
 
     name: ClassVar[str]
     description: ClassVar[str]
     Args: ClassVar[type[BaseModel]]
-    triggers: ClassVar[Sequence[str]] = ()
     timeout: ClassVar[float] = 30.0
     uses_images: ClassVar[bool] = False
     # A synchronous tool whose work is small and bounded runs on the event loop itself: for it
     # the hop to a worker thread costs more than the work.
     quick: ClassVar[bool] = False
-    # Tools that prepare an image for others (zoom, edit) run first when several fit: stage 0.
-    stage: ClassVar[int] = 1
     # Whether a call reaches past this process (an HTTP service, an MCP server) and may change
     # something there; an approval step keys on it.
     acts_on_world: ClassVar[bool] = False
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
-        """Arguments the offline model can read from `text`; missing ones are asked for."""
+        """Arguments read from `text`; missing ones are asked for."""
         return {}
 
     def run(self, args: BaseModel, ctx: ToolContext) -> ToolResult:  # may also be async

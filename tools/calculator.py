@@ -129,21 +129,6 @@ class Calculator(Tool):
         "sqrt, sin, cos, tan (radians), log, log10, exp, abs, round, floor, ceil, factorial, pi, e."
     )
     Args = CalculatorArgs
-    triggers = (
-        r"\bcalculat",
-        r"\bcompute\b",
-        r"\bsquare root\b",
-        r"\bsqrt\b",
-        r"\d\s*[+*/×÷^]\s*\d",
-        r"\d\s*(?:plus|minus|times|divided by|multiplied by)\s*\d",
-        r"\d\s*%\s*of\s*\d",
-        r"计算",
-        r"(?<!换)算一下",  # not "换算一下", which is a unit conversion
-        r"平方根",
-        r"百分之",
-        r"\d\s*的\s*\d+(?:\.\d+)?\s*%",
-        r"\d\s*(?:加|减|乘以|乘|除以)\s*\d",
-    )
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
         expression = find_expression(text)

@@ -178,16 +178,6 @@ class Colors(Tool):
     )
     Args = ColorsArgs
     uses_images = True
-    triggers = (
-        r"\bcolou?rs?\b",
-        r"\bpalette\b",
-        r"\bhex (?:code|value)s?\b",
-        r"颜色",
-        r"色彩",
-        r"主色",
-        r"配色",
-        r"色调",
-    )
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
         found = image_id_from(text, image_ids, known)

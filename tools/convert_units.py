@@ -191,10 +191,6 @@ _TO_WORDS = re.compile(
 )
 _HOW_MANY = re.compile(r"\bhow many\s+", re.IGNORECASE)
 _CHINESE_ALIASES = sorted((a for a in ALIASES if not a.isascii()), key=len, reverse=True)
-# "5公里等于多少英里" but not "3的平方根是多少": the words after the number must be a unit.
-_CHINESE_QUESTION = (
-    r"\d\s*(?:" + "|".join(map(re.escape, _CHINESE_ALIASES)) + r")\s*(?:等于|是|合|能换)多少"
-)
 
 
 def read_unit(text: str) -> tuple[str, int] | None:
@@ -247,15 +243,6 @@ def _units_in_reply(text: str, known: dict[str, Any]) -> dict[str, Any]:
     return fill_slot(reply, unit, ("from_unit", "to_unit"), known) if unit else {}
 
 
-_COMMON_UNITS = (
-    r"(?:km|kilomet(?:er|re)s?|miles?|kg|pounds?|lbs?|feet|foot|meters?|metres?|inch(?:es)?"
-    r"|liters?|litres?|gallons?|ounces?|grams?|celsius|fahrenheit)\b"
-)
-
-
-_CHINESE_UNITS = "|".join(map(re.escape, _CHINESE_ALIASES))
-
-
 class ConvertUnits(Tool):
     name = "convert_units"
     quick = True
@@ -264,26 +251,6 @@ class ConvertUnits(Tool):
         "time, energy, data size). All three arguments are required."
     )
     Args = ConvertArgs
-    triggers = (
-        r"\bconvert\s+-?\d",
-        r"\bconvert\b\D*\d.*\b(?:to|into|in)\b",  # \D*, not .*: linear in the text
-        r"\bhow many\s+\w+(?:\s+\w+)?\s+(?:is|are|in)\s+(?:a|an|one|-?\d)",
-        r"\d\s*(?:°\s*[cf]\b|℃|℉|degrees?\s+(?:celsius|fahrenheit))",
-        r"\b(?:celsius|fahrenheit)\b",
-        r"\d\s*[a-z°]{1,12}\s+(?:in|to)\s+" + _COMMON_UNITS,
-        r"\bconvert\s+(?:from\s+)?" + _COMMON_UNITS + r".*\b(?:to|into|in)\b",
-        r"换算",
-        _CHINESE_QUESTION,
-        r"(?:摄氏|华氏)",
-        r"单位转换",
-        # A quantity alone ("5 miles", "5英里", "5 miles in"): the target unit is asked for.
-        r"^\W*-?\d+(?:[.,]\d+)?\s*(?:" + _COMMON_UNITS + "|" + _CHINESE_UNITS + r")\s*"
-        r"(?:\b(?:in|to|into)\b)?\W*$",
-        r"\bhow (?:many|much)\b\D{0,40}\d\s*" + _COMMON_UNITS,
-        # "算一下5英里", "calculate 5 miles": a quantity to work out is a conversion.
-        r"算\D{0,6}\d+(?:\.\d+)?\s*(?:" + _CHINESE_UNITS + ")",
-        r"\bcalculat\w*\s+-?\d+(?:\.\d+)?\s*" + _COMMON_UNITS,
-    )
 
     def warm_up(self) -> None:
         registry()

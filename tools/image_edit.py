@@ -156,29 +156,6 @@ class ImageEdit(Tool):
     )
     Args = ImageEditArgs
     uses_images = True
-    # Makes the image other tools then look at, so it goes first when several fit a request.
-    stage = 0
-    triggers = (
-        r"\brotat",
-        r"\bflip",
-        r"\bmirror",
-        r"gr[ae]y\s*-?scale",
-        r"black[- ]and[- ]white",
-        r"\bsharpen",
-        r"\bcontrast\b",
-        r"upside down",
-        r"旋转",
-        r"翻转",
-        r"镜像",
-        r"灰度",
-        r"黑白",
-        r"锐化",
-        r"对比度",
-        r"倒过来",
-        r"\b(?:make|turn|convert|change)\b.{0,20}\b(?:gr[ae]y|monochrome|black[- ]and[- ]white)\b",
-        r"\b(?:make|turn)\b.{0,20}\bsharper\b",
-        r"(?:变成|改成|转成|弄成|调成).{0,4}(?:灰|黑白)",
-    )
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
         found = image_id_from(text, image_ids, known)

@@ -237,28 +237,6 @@ class ImageInfo(Tool):
     )
     Args = ImageInfoArgs
     uses_images = True
-    triggers = (
-        r"\bexif\b",
-        r"\bmetadata\b",
-        r"\bcamera\b",
-        r"\blens\b",
-        r"size of",
-        r"\bresolution\b",
-        r"\bdimensions?\b",
-        r"how (?:big|large) is",
-        r"when was .* taken",
-        r"where was .* taken",
-        r"\bGPS\b",
-        r"\bdetails? (?:of|about|on|for) (?:the |this |that |my )?(?:\w+ )?"
-        r"(?:image|photo|picture|pic|img)",
-        r"\binfo(?:rmation)? (?:of|about|on|for) (?:the |this |that |my )?(?:\w+ )?"
-        r"(?:image|photo|picture|pic|img)",
-        r"(?:图片|图像|照片|这张图)的?(?:基本|详细)?信息",
-        r"拍摄",
-        r"分辨率",
-        r"尺寸",
-        r"相机",
-    )
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
         return image_id_from(text, image_ids, known)

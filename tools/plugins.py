@@ -110,7 +110,7 @@ class PluginTool(Tool):
                         break
         required = self.required_fields()
         missing = [name for name in required if name not in found and name not in known]
-        asking_again = any(re.search(t, text, re.IGNORECASE) for t in self.triggers)
+        asking_again = any(re.search(t, text, re.IGNORECASE) for t in self.manifest.triggers)
         bare = text.strip().strip("?.!。？！").strip()
         # A short reply that is not itself a request answers the one question still open.
         if (
@@ -313,7 +313,6 @@ def plugin_from_manifest(
             "name": manifest.name_for_model,
             "description": manifest.description_for_model or manifest.description_for_human,
             "Args": args_model,
-            "triggers": tuple(manifest.triggers),
             # The runner's own limit must leave room for the plugin's clearer timeout message.
             "timeout": manifest.timeout_seconds + 5.0,
             "manifest": manifest,

@@ -208,27 +208,6 @@ class ReadText(Tool):
     uses_images = True
     # The first call loads the OCR models.
     timeout = 120.0
-    triggers = (
-        r"\bread\b.*\b(?:small |fine )?print\b",
-        r"\bOCR\b",
-        r"\bread (?:the |this |out |all )?(?:text|words?|sign|label|writing|it|what)",
-        r"\btranscribe",
-        r"\bread (?:out |me )?(?:the|this|that|my|it)\b",
-        r"\b(?:extract|copy|get|pull) (?:out )?(?:the |all )?(?:the )?(?:text|words|writing)",
-        r"\btext\b",
-        r"\bwritten\b",
-        r"what does .* say",
-        r"what do(?:es)? (?:it|they|the \w+) say",
-        r"识别.*文字|文字识别|识字",
-        r"文字",
-        r"文本",
-        r"写了什么",
-        r"写的什么",
-        r"写着什么",
-        r"上面写",
-        r"(?:读|念)(?:一下|一读|读|出来?|取)",
-        r"(?:再|然后|并|后)(?:读|念)",
-    )
 
     def warm_up(self) -> None:
         with engine_errors(self.timeout):

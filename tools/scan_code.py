@@ -81,20 +81,6 @@ class ScanCode(Tool):
     )
     Args = ScanCodeArgs
     uses_images = True
-    triggers = (
-        r"\bQR\b",
-        r"\bscan\b",
-        r"qr ?code",
-        r"bar ?code",
-        r"\bEAN\b",
-        r"\bUPC\b",
-        r"data ?matrix",
-        r"二维码",
-        r"条形码",
-        r"条码",
-        r"扫码",
-        r"扫一扫",
-    )
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
         return image_id_from(text, image_ids, known)

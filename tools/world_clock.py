@@ -206,20 +206,6 @@ class WorldClock(Tool):
         "The current local date and time in a city or IANA time zone, with its UTC offset."
     )
     Args = WorldClockArgs
-    triggers = (
-        # Not "what time does it close?": that asks about opening hours, not the clock.
-        r"\bwhat time\b(?!\s+(?:does|do|did|will|would|should|can|are)\b)",
-        r"\bwhat(?:'s| is) the time\b",
-        r"\btime (?:is it )?(?:now )?in\b",
-        r"\bcurrent time\b",
-        r"\blocal time\b",
-        r"\btime ?zone\b",
-        r"几点(?!.{0,4}(?:关门|开门|开始|结束|营业|闭馆|关闭|开放|出发|到达|起飞|下班|上班|发车))",
-        r"现在.{0,6}时间",
-        r"当地时间",
-        r"时区",
-        r"时差",
-    )
 
     def __init__(self, clock: Callable[[], datetime] | None = None) -> None:
         self._clock = clock

@@ -187,20 +187,6 @@ class Zoom(Tool):
     )
     Args = ZoomArgs
     uses_images = True
-    # Makes the image other tools then look at, so it goes first when several fit a request.
-    stage = 0
-    triggers = (
-        r"\bzoom",
-        r"\benlarge",
-        r"\bmagnify",
-        r"small print",
-        r"close[- ]?up",
-        r"look closer",
-        r"放大",
-        r"局部",
-        r"特写",
-        r"看清",
-    )
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
         found = image_id_from(text, image_ids, known)

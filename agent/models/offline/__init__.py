@@ -3,9 +3,9 @@
 It does not understand language. It reads the request's hints (the user's words, the tools, the
 pending task, this turn's observations, the image notes of the conversation) and writes the
 same ReAct text a hosted model would, streamed, so every other part of the agent runs unchanged.
-Tools choose themselves through their declared trigger phrases and fill their arguments with
-their own extractors, so adding a tool never means editing this package. Images are picked the
-way every extractor picks them (`tools.image_refs`).
+What it knows about each tool (the phrases that ask for it, how to read its arguments) is kept
+here, keyed by the tool's name (`tool_hints`): a new tool works with it by one entry there.
+Images are picked the way every extractor picks them (`tools.image_refs`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from ...prompts import CONTROL_ACTIONS
 from ...refusals import SENTENCES
 from ..base import ModelError, ModelRequest
 from . import answers, conversation, picking
-from .plans import Call, Job, Plan, drive, each_plan, extract, help_plan, tool_plan
+from .plans import Call, Job, Plan, drive, each_plan, help_plan, tool_plan
+from .tool_hints import extract, hints_for
 from .words import image_count, listing, position_words, words_for
 
 NAME = "offline demo model"
@@ -289,9 +290,10 @@ def rank_tools(question: str, tools: Sequence[Any], has_images: bool) -> list[An
     for order, tool in enumerate(tools):
         if getattr(tool, "uses_images", False) and not has_images:
             continue
-        hits = sum(1 for pattern in getattr(tool, "triggers", ()) if _search(pattern, question))
+        hints = hints_for(tool)
+        hits = sum(1 for pattern in hints.triggers if _search(pattern, question))
         if hits:
-            scored.append((getattr(tool, "stage", 1), -hits, order, tool))
+            scored.append((hints.stage, -hits, order, tool))
     return [tool for *_, tool in sorted(scored, key=lambda item: item[:3])]
 
 

@@ -17,6 +17,7 @@ from tools.image_refs import ImageChoice, ImageIds
 
 from . import answers
 from .conversation import Done
+from .tool_hints import extract
 from .words import CONTENT, listing, words_for
 
 # Each look is one model call; with the answer and a chained tool this stays within the
@@ -72,15 +73,6 @@ class Job:
         if image:
             found["image_id"] = image
         return found
-
-
-def extract(tool: Any, text: str, image_ids: Any, known: dict[str, Any]) -> dict[str, Any]:
-    """A tool's extractor, whose mistakes cost an argument, never the reply."""
-    try:
-        found = tool.extract(text, image_ids, dict(known))
-    except Exception:
-        return {}
-    return {k: v for k, v in (found or {}).items() if v is not None}
 
 
 def drive(plan: Plan, done: list[Done]) -> Call | str | None:
