@@ -2,6 +2,7 @@
 
     conversation.json   {"format": "multimodal-react-agent/conversation", "version": 1,
                          "turns": [...], "images": [...]}
+    conversation.md     the same conversation for a person to read (`ui.transcript`)
     images/<id>.<ext>   each image of the conversation: the person's uploads as the agent
                         saw them (oriented, downscaled) and the images tools made
 
@@ -23,6 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.events import RunFinishedEvent, ToolResultEvent, export_trace
+
+from .transcript import transcript
 
 if TYPE_CHECKING:
     from .page_state import TurnRecord
@@ -86,6 +89,8 @@ def write_conversation(records: Iterable[TurnRecord], target: Path) -> Path:
     with zipfile.ZipFile(partial, "w") as archive:
         text = json.dumps(data, indent=2, ensure_ascii=False)
         archive.writestr("conversation.json", text, compress_type=zipfile.ZIP_DEFLATED)
+        readable = transcript(data)
+        archive.writestr("conversation.md", readable, compress_type=zipfile.ZIP_DEFLATED)
         for name, path in files.items():
             # Image files are compressed already.
             archive.write(path, name, compress_type=zipfile.ZIP_STORED)

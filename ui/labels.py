@@ -60,6 +60,9 @@ LABELS: dict[str, dict[str, Any]] = {
         "minutes": "{minutes} min {seconds} s",
         "stopped": "Stopped",
         "stopped_text": "Stopped before it finished.",
+        "transcript": "Conversation",
+        "you": "You",
+        "answer": "Answer",
         # Punctuation differs too: Chinese text takes full-width colons and brackets.
         "named": "{}: {}",
         "field": "**{}:** {}",
@@ -117,6 +120,9 @@ LABELS: dict[str, dict[str, Any]] = {
         "minutes": "{minutes} 分 {seconds} 秒",
         "stopped": "已停止",
         "stopped_text": "在完成前被停止。",
+        "transcript": "对话记录",
+        "you": "你",
+        "answer": "回答",
         "named": "{}：{}",
         # Bold ends before the full-width colon: after one, Markdown would not end it.
         "field": "**{}**：{}",
