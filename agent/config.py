@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from .prices import PriceTable, read_prices
+
 if TYPE_CHECKING:
     from tools.base import ToolSettings
 
@@ -160,6 +162,11 @@ class Settings(BaseSettings):
         default=False, validation_alias="OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
     )
 
+    # What each model's tokens cost, per million (`agent.prices`): JSON such as
+    # {"gpt-4o-mini": {"input": 0.15, "output": 0.6}}. A table that cannot be read is said once
+    # in the log and costs go unshown; nothing else stops.
+    prices: str = Field(default="", validation_alias="AGENT_PRICES")
+
     # The server (`python app.py`).
     log_level: Literal["DEBUG", "INFO", "WARN", "WARNING", "ERROR", "FATAL", "CRITICAL"] = Field(
         default="INFO", validation_alias="LOG_LEVEL"
@@ -172,6 +179,15 @@ class Settings(BaseSettings):
     def _upper(cls, value: object) -> object:
         # logging's own spelling is upper case; LOG_LEVEL=debug means the same.
         return value.strip().upper() if isinstance(value, str) else value
+
+    @field_validator("prices")
+    @classmethod
+    def _read_prices(cls, value: str) -> str:
+        read_prices(value)  # says at start, once, why a table cannot be read
+        return value
+
+    def price_table(self) -> PriceTable:
+        return read_prices(self.prices)
 
     def tool_settings(self) -> ToolSettings:
         """What the tools may read: the plugin folder and every plain setting under its variable

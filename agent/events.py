@@ -69,8 +69,11 @@ class ModelWaitEvent(_Event):
 
 class ModelCallEvent(_Event):
     """One model call, when it has ended: how long it took and what the service said besides
-    the text. Tokens are counted only where the service reports them; `error` is the kind of
-    failure that ended the call."""
+    the text. Tokens are the service's count where it reports one, else an estimate from the
+    text (`agent.tokens`) with `estimated` set; None for a call that failed before anything
+    was said. `cached_tokens`: the input tokens the service had cached, where it says. `cost`:
+    by the operator's price table (`agent.prices`), when the model is in it. `error` is the
+    kind of failure that ended the call."""
 
     type: Literal["model_call"] = "model_call"
     step: int
@@ -81,6 +84,9 @@ class ModelCallEvent(_Event):
     finish_reason: str | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
+    cached_tokens: int | None = None
+    estimated: bool = False
+    cost: float | None = None
     error: str | None = None
 
 

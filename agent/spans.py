@@ -127,8 +127,9 @@ class TurnTracer:
             "gen_ai.response.finish_reasons": (event.finish_reason,)
             if event.finish_reason
             else None,
-            "gen_ai.usage.input_tokens": event.input_tokens,
-            "gen_ai.usage.output_tokens": event.output_tokens,
+            # The service's counts only: an estimate is the page's, not a usage figure.
+            "gen_ai.usage.input_tokens": None if event.estimated else event.input_tokens,
+            "gen_ai.usage.output_tokens": None if event.estimated else event.output_tokens,
             "error.type": event.error,
         }
         attributes.update((k, v) for k, v in optional.items() if v is not None)

@@ -33,8 +33,10 @@ from .messages import StepRecord, action_text, model_request
 from .models.base import ModelError, ModelRequest
 from .offload import Overdue, run_quick
 from .parser import Step
+from .prices import priced
 from .session import Session, Turn
 from .style import TurnContext
+from .tokens import call_counts
 
 log = logging.getLogger(__name__)
 
@@ -132,15 +134,16 @@ class TurnState:
     async def model_stream(self, request: ModelRequest, step: int) -> AsyncIterator[Any]:
         """The model's reply to `request` in pieces; when the call ends, however it ends, a
         `model_call` event says how long it took and what the service reported."""
+        request.want_usage = True  # every call's tokens are counted, traced or not
         if self.tracer is not None:
-            request.want_usage = True
             self.tracer.request(step, request)
         started = time.monotonic()
         error: str | None = None
+        reply: list[Any] = []  # what was streamed, for an estimate where nothing is counted
         self.silent = (step, started)
         try:
             async with contextlib.aclosing(self.agent.model.stream(request)) as chunks:
-                yield self._heard(chunks)
+                yield self._heard(chunks, reply)
         except ModelError as exc:
             error = exc.kind
             raise
@@ -157,24 +160,28 @@ class TurnState:
             limit = request.max_tokens
             if limit is None:
                 limit = getattr(self.agent.model, "max_tokens", None)
+            name = self.agent.model.name
+            counts = call_counts(report, request, reply, heard=error is None or bool(reply))
+            counts = priced(counts, self.agent.settings.price_table(), name)
             self.emit(
                 ModelCallEvent(
                     step=step,
-                    model=self.agent.model.name,
+                    model=name,
                     duration=time.monotonic() - started,
                     temperature=request.temperature,
                     max_tokens=limit,
                     finish_reason=report.finish_reason,
-                    input_tokens=report.input_tokens,
-                    output_tokens=report.output_tokens,
+                    **counts,
                     error=error,
                 )
             )
 
-    async def _heard(self, chunks: AsyncIterator[Any]) -> AsyncIterator[Any]:
-        """`chunks`, noting that the model is silent no more once the first arrives."""
+    async def _heard(self, chunks: AsyncIterator[Any], reply: list[Any]) -> AsyncIterator[Any]:
+        """`chunks`, noting that the model is silent no more once the first arrives, and
+        keeping each in `reply`."""
         async for chunk in chunks:
             self.silent = None
+            reply.append(chunk)
             yield chunk
 
     def failed(self, kind: Any, key: str | None = None, **facts: Any) -> ErrorEvent:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from agent import Agent
 from agent.events import export_trace, load_trace
 from agent.models import ModelError, ScriptedModel
+from agent.tokens import text_tokens
 from tests.conftest import collect, types
 
 ANSWER = "Thought: done\nAnswer: 4"
@@ -16,7 +17,10 @@ async def test_each_model_call_is_reported_when_it_ends(test_tools):
     calls = [e for e in events if e.type == "model_call"]
     assert [c.step for c in calls] == [1, 2]
     assert all(c.model == "scripted" and c.temperature == 0.3 and c.error is None for c in calls)
-    assert all(c.duration >= 0 and c.input_tokens is None for c in calls)
+    assert all(c.duration >= 0 for c in calls)
+    # A model that counts nothing has its tokens estimated from the text, and said to be.
+    assert all(c.estimated and c.input_tokens > 0 and c.cost is None for c in calls)
+    assert [c.output_tokens for c in calls] == [text_tokens(r) for r in replies]
     # After the call's text, before what the agent makes of it.
     kinds = types(events)
     assert kinds.index("model_call") > kinds.index("model_delta")
@@ -29,6 +33,7 @@ async def test_a_failed_model_call_is_reported_with_its_kind(test_tools):
     events = await collect(Agent(ScriptedModel([failure]), test_tools), "hi")
     (call,) = [e for e in events if e.type == "model_call"]
     assert call.error == "server"
+    assert call.input_tokens is None and call.output_tokens is None  # nothing was read
     assert events[-1].type == "error" and events[-1].kind == "server"
 
 

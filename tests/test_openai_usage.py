@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
+from agent import Agent
+from agent.config import Settings
 from agent.models import ModelRequest, OpenAIChatModel
+from agent.tokens import Tokens
+from tests.conftest import collect
 from tests.support.openai_server import OpenAIServer, token_usage
 
 
@@ -33,3 +39,35 @@ async def test_without_asking_the_request_is_as_before():
         (body,) = server.requests
     assert "stream_options" not in body
     assert request.report.input_tokens is None and request.report.finish_reason == "stop"
+
+
+async def test_cached_tokens_are_kept_where_the_service_gives_them():
+    request = ModelRequest(messages=[{"role": "user", "content": "two plus two"}], want_usage=True)
+    with OpenAIServer(replies=["Answer: 4"], cached_tokens=2) as server:
+        await reply(server, request)
+    assert request.report.cached_tokens == 2
+
+
+async def test_a_turn_over_http_carries_the_services_counts_and_their_cost(test_tools):
+    prices = '{"m": {"input": 1000, "output": 2000, "cached": 500}}'
+    replies = ['Thought: t\nAction: echo\nAction Input: {"text": "hi"}', "Thought: ok\nAnswer: hi"]
+    with OpenAIServer(replies=replies, honour_stop=True, cached_tokens=1) as server:
+        model = OpenAIChatModel(model="m", base_url=server.base_url, api_key="k", max_retries=0)
+        agent = Agent(model, test_tools, settings=Settings(prices=prices))
+        events = await collect(agent, "echo hi")
+        bodies = list(server.requests)
+        await model.aclose()
+    assert events[-1].type == "answer"
+    calls = [e for e in events if e.type == "model_call"]
+    for call, body, text in zip(calls, bodies, replies, strict=True):
+        usage = token_usage(body, text)
+        assert (call.input_tokens, call.output_tokens) == (
+            usage["prompt_tokens"],
+            usage["completion_tokens"],
+        )
+        assert call.cached_tokens == 1 and not call.estimated
+        priced = (usage["prompt_tokens"] - 1) * 1000 + 500 + usage["completion_tokens"] * 2000
+        assert call.cost == pytest.approx(priced / 1_000_000)
+    tokens = Tokens.of(events)
+    assert tokens.input == sum(c.input_tokens for c in calls) > 0
+    assert tokens.cached == 2 and tokens.cost == pytest.approx(sum(c.cost for c in calls))

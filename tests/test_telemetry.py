@@ -229,7 +229,8 @@ async def test_off_by_default_with_nothing_between_the_turn_and_its_queue(
     turn = TurnState(agent, "hi", agent.new_session())
     assert turn.tracer is None and turn.emit == turn.queue.put
     await collect(agent, "hi")
-    assert agent.model.requests[0].want_usage is False
+    # Tokens are counted for the page whether or not anything is traced.
+    assert agent.model.requests[0].want_usage is True
 
 
 def test_off_means_opentelemetry_is_never_imported():

@@ -57,12 +57,15 @@ async def test_usage_tokens_appear_when_the_server_reports_them(test_tools):
     ]
 
 
-async def test_untraced_requests_do_not_ask_for_usage(test_tools):
+async def test_untraced_requests_ask_for_usage_too(test_tools):
     telemetry.stop_tracing()
     with OpenAIServer(replies=[ANSWER]) as server:
-        await collect(Agent(model_for(server), test_tools, settings=Settings()), "hi")
+        events = await collect(Agent(model_for(server), test_tools, settings=Settings()), "hi")
         (body,) = server.requests
-    assert "stream_options" not in body
+    assert body["stream_options"] == {"include_usage": True}
+    (call,) = [e for e in events if e.type == "model_call"]
+    assert call.input_tokens == token_usage(body, ANSWER)["prompt_tokens"]
+    assert not call.estimated
 
 
 async def test_a_server_that_refuses_stream_options_still_answers(test_tools):
@@ -74,7 +77,10 @@ async def test_a_server_that_refuses_stream_options_still_answers(test_tools):
     assert events[-1].type == "answer"
     assert "stream_options" in refused and "stream_options" not in retried
     (chat,) = traced.named("chat")
+    # The page estimates what the service would not count; the span keeps to its counts.
     assert "gen_ai.usage.input_tokens" not in chat.attributes
+    (call,) = [e for e in events if e.type == "model_call"]
+    assert call.estimated and call.input_tokens and call.output_tokens
 
 
 async def test_no_key_and_no_image_bytes_in_any_span_even_with_content_on(test_tools, png):

@@ -69,6 +69,7 @@ class CallReport(BaseModel):
     finish_reason: str | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
+    cached_tokens: int | None = None
 
 
 class ModelRequest(BaseModel):
@@ -88,7 +89,7 @@ class ModelRequest(BaseModel):
     temperature: float = 0.0
     max_tokens: int | None = None
     purpose: Literal["step", "final"] = "step"
-    # Ask the service to count the call's tokens (traced turns only: some servers refuse it).
+    # Ask the service to count the call's tokens (a server that refuses it is asked without).
     want_usage: bool = False
     # Per request, not per model: one model serves many turns at once.
     report: CallReport = Field(default_factory=CallReport)

@@ -54,3 +54,5 @@ def note_report(request: ModelRequest, chunk: Any) -> None:
     if usage is not None:
         report.input_tokens = getattr(usage, "prompt_tokens", None)
         report.output_tokens = getattr(usage, "completion_tokens", None)
+        details = getattr(usage, "prompt_tokens_details", None)
+        report.cached_tokens = getattr(details, "cached_tokens", None)

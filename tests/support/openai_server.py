@@ -74,7 +74,8 @@ class OpenAIServer:
     OpenAI does; without it `stop` is ignored, as some local servers do. `reasoning` is sent as
     `reasoning_content` deltas before the reply. A streamed reply ends with a usage chunk (no
     choices; `token_usage`) when the request asks for one (`stream_options.include_usage`), as
-    OpenAI, vLLM and Ollama do, and always with `usage_chunk`.
+    OpenAI, vLLM and Ollama do, and always with `usage_chunk`; with `cached_tokens` the usage
+    says that many prompt tokens were cached (`prompt_tokens_details`), as OpenAI does.
     """
 
     def __init__(
@@ -89,6 +90,7 @@ class OpenAIServer:
         usage_chunk: bool = False,
         models: Iterable[str] = ("test-model",),
         refuse_tools: bool = False,
+        cached_tokens: int | None = None,
     ) -> None:
         self._source = replies if callable(replies) else list(replies)
         self.delay = delay
@@ -97,6 +99,7 @@ class OpenAIServer:
         self.honour_stop = honour_stop
         self.reasoning = reasoning
         self.usage_chunk = usage_chunk
+        self.cached_tokens = cached_tokens
         # As Ollama answers for a model without tool support.
         self.refuse_tools = refuse_tools
         self.models = list(models)
@@ -303,7 +306,9 @@ class OpenAIServer:
             await event({"error": {"message": reply.message, "type": "server_error", "code": 500}})
         await event(_chunk(ident, model, {}, finish))
         if self.usage_chunk or (body.get("stream_options") or {}).get("include_usage"):
-            usage = token_usage(body, text)
+            usage: dict[str, Any] = token_usage(body, text)
+            if self.cached_tokens is not None:
+                usage["prompt_tokens_details"] = {"cached_tokens": self.cached_tokens}
             await event({**_chunk(ident, model, {}), "choices": [], "usage": usage})
         await event("[DONE]")
         await send({"type": "http.response.body", "body": b"", "more_body": False})
