@@ -68,3 +68,21 @@ async def test_a_page_message_is_checked_once_from_taking_it_to_its_turn(monkeyp
     updates = [u async for u in page.retry(state)]  # Retry checks once too
     assert len(checks) == 1 and len(state.turns) == 1
     state.close()
+
+
+async def test_a_page_turn_closed_mid_run_keeps_its_stopped_record_at_once():
+    from agent.config import Settings
+    from ui.handlers import PageHandlers
+
+    model = ScriptedModel(["Thought: slow.\nAnswer: late"], delay=30.0)
+    page = PageHandlers(lambda prefs: model, Settings(), [])
+    state = page.new_state()
+    _, taken = page.take_message({"text": "take your time", "files": []}, state)
+    stream = page.send(taken, state)
+    async for _ in stream:
+        if any(e.type == "run_started" for e in state.turns[-1].events):
+            break
+    await stream.aclose()  # as a server closes the event of a client that left
+    assert [t.outcome for t in state.session.history] == ["stopped"]
+    assert state.running == 0
+    state.close()

@@ -8,6 +8,7 @@ session has a call waiting, and hides while a decision runs.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from types import SimpleNamespace
@@ -106,8 +107,9 @@ def decide(page: PageHandlers, action: str) -> Any:
         )
         text = decision_text(decision, state.prefs.language)
         turn = page.run_turn(state, text, [], decision=decision)
-        async for update in on_page(turn, state):
-            yield update
+        async with contextlib.aclosing(on_page(turn, state)) as updates:
+            async for update in updates:
+                yield update
 
     return handler
 

@@ -64,8 +64,9 @@ class PageHandlers(TurnRunner):
             yield UNCHANGED
             return
         state = self.use(state)
-        async for update in on_page(self.chat(message, state), state):
-            yield update
+        async with contextlib.aclosing(on_page(self.chat(message, state), state)) as updates:
+            async for update in updates:
+                yield update
 
     async def run_example(
         self, message: dict | None, state: PageState | None
@@ -76,8 +77,9 @@ class PageHandlers(TurnRunner):
         # An example is a new request, not the answer to a question the agent left open.
         state = self.use(state)
         state.session.forget_task()
-        async for update in on_page(self.chat(message, state), state):
-            yield update
+        async with contextlib.aclosing(on_page(self.chat(message, state), state)) as updates:
+            async for update in updates:
+                yield update
 
     async def take_retry(self, state: PageState | None, pressed: Any = None) -> tuple:
         """Retry's first step, not queued, as taking a message is: the stop square shows, and
@@ -121,8 +123,9 @@ class PageHandlers(TurnRunner):
             pressed=_count(taken.get("pressed")),
             checked=True,
         )
-        async for update in on_page(turn, state):
-            yield update
+        async with contextlib.aclosing(on_page(turn, state)) as updates:
+            async for update in updates:
+                yield update
 
     async def stop(
         self, state: PageState | None, pressed: Any = None, request: gr.Request = None

@@ -17,7 +17,7 @@ so a turn sends nothing up from the browser.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -245,7 +245,7 @@ class History:
 
         return taken
 
-    def saving(self, run: Callable[..., AsyncIterator[tuple]]) -> Callable[..., AsyncIterator]:
+    def saving(self, run: Callable[..., AsyncGenerator[tuple]]) -> Callable[..., AsyncIterator]:
         """A turn of the page's (`run(message, state)` yields chat, trace, state, status),
         with the changes for the browser as a fifth output: saved when the turn starts and
         each time one of its steps is done, so a reload while it runs keeps what it has
@@ -257,8 +257,9 @@ class History:
             # The message this turn runs, as it was saved when taken: the turn stands for it
             # once it has started, and it goes when the turn ends if it never did.
             taken = self.kept(state).pending if isinstance(state, PageState) else None
+            updates = run(message, state)
             try:
-                async for update in run(message, state):
+                async for update in updates:
                     current = update[2] if isinstance(update[2], PageState) else None
                     running = current is not None and current.running and current.turns
                     latest = current.turns[-1] if running else None
@@ -278,6 +279,9 @@ class History:
                     else:
                         yield (*update, gr.skip())
             finally:
+                # Closed at once, and everything it relays with it: a turn left suspended
+                # would commit its stopped record only when collected.
+                await updates.aclose()
                 if taken is not None and self.kept(state).pending is taken:
                     self.kept(state).pending = None
 
