@@ -50,7 +50,15 @@ ONE_OF_EACH: dict[type, object] = {
     NoticeEvent: NoticeEvent(message="notes.txt is not an image."),
     ModelDeltaEvent: ModelDeltaEvent(step=1, text="Thought: look closer"),
     ModelWaitEvent: ModelWaitEvent(step=1, seconds=3),
-    ModelCallEvent: ModelCallEvent(step=1, model="m1", duration=0.734, input_tokens=12),
+    ModelCallEvent: ModelCallEvent(
+        step=1,
+        model="m1",
+        duration=0.734,
+        input_tokens=1200,
+        output_tokens=34,
+        cached_tokens=1000,
+        cost=0.00123,
+    ),
     ThoughtEvent: ThoughtEvent(step=1, text="look closer"),
     ToolCallEvent: ToolCallEvent(step=1, call_id="c1", tool="zoom", arguments={"x": 1}),
     ToolProgressEvent: ToolProgressEvent(call_id="c1", message="cropping…"),
@@ -111,7 +119,11 @@ def test_each_event_type_shows_where_a_person_looks():
     step(NoticeEvent, lambda: "Notice" in titles(view) and view.notices)
     step(ModelDeltaEvent, lambda: view.messages[-1]["content"] == "look closer")
     step(ModelWaitEvent, lambda: view.silent_for == 3)
-    step(ModelCallEvent, lambda: view.messages[-1]["metadata"]["log"] == "0.7 s")
+    step(
+        ModelCallEvent,
+        lambda: view.messages[-1]["metadata"]["log"]
+        == "0.7 s · 1,200 in, 34 out · 1,000 cached · cost 0.0012",
+    )
     step(ThoughtEvent, lambda: view.messages[-1]["metadata"]["status"] == "done")
     step(ToolCallEvent, lambda: view.messages[-1]["metadata"]["status"] == "pending")
     step(ToolProgressEvent, lambda: view.messages[-1]["metadata"]["log"] == "cropping…")
@@ -130,7 +142,9 @@ def test_each_event_type_shows_where_a_person_looks():
     step(
         RunFinishedEvent,
         # The error came last: the status line says so before the figures.
-        lambda: view.stats_line == "Error · m1 · ReAct text · 1 tool call · 2 model calls · 1.5 s",
+        lambda: view.stats_line
+        == "Error · m1 · ReAct text · 1 tool call · 2 model calls · 1,234 tokens · cost 0.0012"
+        " · 1.5 s",
     )
     assert seen == dict.fromkeys(EVENT_CLASSES, True)
 

@@ -10,6 +10,7 @@ from agent.events import (
     AskUser,
     ErrorEvent,
     ImageInfo,
+    ModelCallEvent,
     ModelDelta,
     Notice,
     RunFinished,
@@ -183,6 +184,50 @@ def test_run_finished_folds_the_turn_with_its_statistics():
     assert turn["metadata"]["log"] == "3 model calls · 1.2 s"
     assert all(m["metadata"]["status"] == "done" for m in view.messages)
     assert view.stats_line == "m1 · ReAct text · 3 model calls · 1.2 s"
+
+
+@pytest.mark.parametrize(
+    ("language", "step_log", "status"),
+    [
+        (
+            "en",
+            "0.4 s · ≈1,500 in, 20 out",
+            "m1 · ReAct text · 2 model calls · ≈2,540 tokens · 1.2 s",
+        ),
+        (
+            "zh",
+            "0.4 秒 · 约输入 1,500，输出 20",
+            "m1 · ReAct 文本 · 2 次模型调用 · 约 2,540 个词元 · 1.2 秒",
+        ),
+    ],
+)
+def test_tokens_show_beside_each_model_step_and_in_the_status_line(language, step_log, status):
+    view = TurnView(1, language)
+    for step, (i, o) in enumerate([(1500, 20), (1000, 20)], start=1):
+        view.apply(ModelDelta(step=step, text="Thought: hmm"))
+        view.apply(
+            ModelCallEvent(
+                step=step,
+                model="m1",
+                duration=0.4,
+                input_tokens=i,
+                output_tokens=o,
+                estimated=step == 1,
+            )
+        )
+    first = titled(view, "Thought 1" if language == "en" else "思考 1")[0]
+    assert first["metadata"]["log"] == step_log
+    view.apply(RunFinished(status="answered", model="m1", model_calls=2, steps=1, duration=1.2))
+    # One estimated call makes the whole figure an estimate; no price table, no cost.
+    assert view.stats_line == status
+
+
+def test_a_call_that_failed_before_it_was_read_shows_no_tokens():
+    view = TurnView()
+    view.apply(ModelDelta(step=1, text="Thought: hmm"))
+    view.apply(ModelCallEvent(step=1, model="m1", duration=0.05, error="connection"))
+    view.apply(RunFinished(status="error", model="m1", model_calls=1, steps=0, duration=0.05))
+    assert view.stats_line == "m1 · ReAct text · 1 model call · 50 ms"
 
 
 def test_stop_marks_running_steps_and_says_so():

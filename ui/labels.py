@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.models.offline import NAME as OFFLINE_NAME
+from agent.tokens import Tokens
 
 LABELS: dict[str, dict[str, Any]] = {
     "en": {
@@ -195,9 +196,41 @@ def model_name(model: str, offline: bool, language: str) -> str:
     return model
 
 
-def stats_text(calls: int, seconds: float, language: str) -> str:
-    """What a finished turn cost: "2 model calls · 0.4 s", "2 次模型调用 · 0.4 秒"."""
-    return joined(calls_text(calls, language), duration_text(seconds, language))
+def stats_text(calls: int, seconds: float, language: str, tokens: Tokens | None = None) -> str:
+    """What a finished turn cost: "2 model calls · 1,234 tokens · 0.4 s", "2 次模型调用 ·
+    1,234 个词元 · 0.4 秒"; "≈1,234 tokens" where any figure is estimated, and the cost when
+    the price table prices every call."""
+    counted = tokens_text(tokens, language) if tokens is not None else ""
+    cost = cost_text(tokens, language) if tokens is not None else ""
+    return joined(calls_text(calls, language), counted, cost, duration_text(seconds, language))
+
+
+def tokens_text(tokens: Tokens, language: str) -> str:
+    """ "1,234 tokens", "≈1,234 tokens", "约 1,234 个词元"; '' when nothing was counted."""
+    if not tokens.total:
+        return ""
+    return t("tokens_about" if tokens.estimated else "tokens", language).format(
+        n=f"{tokens.total:,}"
+    )
+
+
+def call_tokens_text(tokens: Tokens, language: str) -> str:
+    """One model call's tokens for its trace step: "1,000 in, 234 out · 800 cached"."""
+    if not tokens.total:
+        return ""
+    key = "tokens_io_about" if tokens.estimated else "tokens_io"
+    counted = t(key, language).format(input=f"{tokens.input:,}", output=f"{tokens.output:,}")
+    cached = t("tokens_cached", language).format(n=f"{tokens.cached:,}") if tokens.cached else ""
+    return joined(counted, cached)
+
+
+def cost_text(tokens: Tokens, language: str) -> str:
+    """ "cost 0.0012" (in the price table's currency), "cost ≈0.0012" from estimated tokens;
+    '' when not every call was priced."""
+    if tokens.cost is None:
+        return ""
+    figure = f"{tokens.cost:.4f}" if tokens.cost < 1 else f"{tokens.cost:,.2f}"
+    return t("cost_about" if tokens.estimated else "cost", language).format(cost=figure)
 
 
 def protocol_text(protocol: str | None, language: str) -> str:

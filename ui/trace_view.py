@@ -38,9 +38,12 @@ from agent.events import (
     ToolResultEvent,
 )
 from agent.labels import decision_start, without_label
+from agent.tokens import Tokens
 
 from .labels import (
+    call_tokens_text,
     calls_text,
+    cost_text,
     duration_text,
     joined,
     model_name,
@@ -122,6 +125,7 @@ class TurnView:
         # The images the turn's tools made, for the answer bubble (the chat shows them).
         self.made: list[Any] = []
         self.tool_calls = 0
+        self.tokens = Tokens()  # the model calls' tokens so far
         self._by_id: dict[str, dict[str, Any]] = {}
         self._previews: dict[int, _ThoughtPreview] = {}
         # Thought messages still pending, so closing them does not walk the whole trace.
@@ -168,10 +172,17 @@ class TurnView:
                 elif thought:
                     self._add(key, f"{w['thought']} {event.step}", thought, status="pending")
             case ModelCallEvent():
-                # The model's time shows beside its Thought, as a tool's beside the tool.
+                # The model's time and tokens show beside its Thought, as a tool's time beside
+                # the tool.
+                call = Tokens.of([event])
+                self.tokens.add(call)
                 message = self._by_id.get(f"thought-{event.step}")
                 if message is not None:
-                    message["metadata"]["log"] = self._took(event.duration)
+                    message["metadata"]["log"] = joined(
+                        self._took(event.duration),
+                        call_tokens_text(call, self.language),
+                        cost_text(call, self.language),
+                    )
             case ThoughtEvent():
                 key = f"thought-{event.step}"
                 if key not in self._by_id:
@@ -274,13 +285,13 @@ class TurnView:
 
     @property
     def stats_line(self) -> str:
-        """`model · protocol · N tool calls · N model calls · S s` once the turn has finished,
-        else ''."""
+        """`model · protocol · N tool calls · N model calls · N tokens · S s` once the turn has
+        finished, else ''."""
         if self.stats is None:
             return ""
         s = self.stats
         tools = calls_text(self.tool_calls, self.language, "tool_calls") if self.tool_calls else ""
-        cost = stats_text(s.model_calls, s.duration, self.language)
+        cost = stats_text(s.model_calls, s.duration, self.language, self.tokens)
         # A turn that ended in error says so first: its figures alone read like a success.
         failed = self.words["error"] if isinstance(self.final, ErrorEvent) else ""
         model = self.name_of(s.model)
