@@ -21,7 +21,7 @@ from ui.script_api import ask_endpoint, attribute
 
 ANSWER = "Thought: easy.\nAnswer: hello"
 FIELDS = {"outcome", "answer", "question", "approval", "error", "events", "notices", "images"}
-FIELDS |= {"model_calls", "duration"}
+FIELDS |= {"model_calls", "tokens", "cost", "duration"}
 
 
 @pytest.fixture(autouse=True)
@@ -45,6 +45,7 @@ def refused(result: dict) -> str:
     assert set(result) == FIELDS
     assert result["outcome"] == "error" and result["answer"] is None
     assert result["events"] == [] and result["model_calls"] == 0
+    assert result["tokens"]["input"] == 0 and result["cost"] is None
     return result["error"]
 
 

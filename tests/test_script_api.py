@@ -12,8 +12,10 @@ import pytest
 from gradio_client import Client, handle_file
 
 import app
+from agent.config import Settings
 from agent.events import load_trace
 from agent.models import OfflineModel
+from agent.models.offline import NAME
 from tests.support.local import serve
 
 EXAMPLES = Path(app.__file__).resolve().parent / "assets" / "examples"
@@ -27,13 +29,17 @@ FIELDS = {
     "notices",
     "images",
     "model_calls",
+    "tokens",
+    "cost",
     "duration",
 }
+# The offline model priced, so that `/ask`'s cost shows (per million tokens).
+PRICES = json.dumps({NAME: {"input": 1.0, "output": 2.0}})
 
 
 @pytest.fixture(scope="module")
 def url():
-    demo = app.build_demo(model_factory=lambda prefs: OfflineModel())
+    demo = app.build_demo(model_factory=lambda prefs: OfflineModel(), env=Settings(prices=PRICES))
     try:
         yield serve(demo, **app.launch_options())
     finally:
@@ -71,6 +77,17 @@ def test_answer_with_a_tool_and_its_events(url):
     assert done["ok"] and done["call_id"] == call["call_id"]
     assert result["model_calls"] == kinds.count("model_call") >= 2
     assert result["duration"] > 0
+    # The offline model counts nothing: its tokens are estimated, and said to be.
+    calls = [e for e in result["events"] if e["type"] == "model_call"]
+    assert result["tokens"] == {
+        "input": sum(c["input_tokens"] for c in calls),
+        "output": sum(c["output_tokens"] for c in calls),
+        "cached": None,
+        "estimated": True,
+    }
+    assert result["tokens"]["input"] > result["tokens"]["output"] > 0
+    priced = result["tokens"]["input"] * 1.0 + result["tokens"]["output"] * 2.0
+    assert result["cost"] == pytest.approx(priced / 1_000_000)
     # The events are the export format: they load back as a trace.
     assert len(load_trace(json.dumps(result["events"]))) == len(kinds)
 

@@ -20,6 +20,11 @@ sentence in `error`:
     images       images tools made in the turn: [{"id", "width", "height", "label", "url"}],
                  `url` a path on the page (/gradio_api/file=...) the client can GET
     model_calls  how many times the model was called
+    tokens       the model calls' tokens: {"input", "output", "cached", "estimated"}; `cached`
+                 (input tokens the service had cached) null where the service never says;
+                 `estimated` true where a figure is the page's estimate, not the service's count
+    cost         what the tokens cost by the operator's AGENT_PRICES (per million tokens, in
+                 its currency), null unless every call's model is priced there
     duration     the turn's length in seconds
 
 `/reset` starts a new conversation in the same session, as the Clear button does, and returns
@@ -51,6 +56,7 @@ from agent.events import (
     ToolResultEvent,
     export_trace,
 )
+from agent.tokens import Tokens
 
 from .handlers import PageHandlers
 from .page_state import PageState, TurnRecord
@@ -196,12 +202,15 @@ def turn_result(record: TurnRecord, file_names: Sequence[str], elapsed: float) -
         if image.path
     ]
     calls = sum(isinstance(e, ModelCallEvent) for e in events)
+    tokens = Tokens.of(events)
     return {
         **result,
         "events": json.loads(export_trace(events)),
         "notices": notices,
         "images": images,
         "model_calls": finished.model_calls if finished else calls,
+        "tokens": tokens.fields(),
+        "cost": tokens.cost,
         "duration": round(finished.duration if finished else elapsed, 3),
     }
 
@@ -218,6 +227,8 @@ def refused_turn(message: str, file_names: Sequence[str]) -> dict:
         "notices": attribute(message, file_names),
         "images": [],
         "model_calls": 0,
+        "tokens": Tokens().fields(),
+        "cost": None,
         "duration": 0.0,
     }
 
