@@ -30,7 +30,7 @@ from ...refusals import SENTENCES
 from ..base import ModelError, ModelRequest
 from . import answers, conversation, picking
 from .plans import Call, Job, Plan, drive, each_plan, help_plan, tool_plan
-from .tool_hints import extract, hints_for
+from .tool_hints import extract, hints_for, with_role
 from .words import image_count, listing, position_words, words_for
 
 NAME = "offline demo model"
@@ -175,8 +175,9 @@ def _decide(request: ModelRequest, seen: conversation.Seen, words: dict[str, str
     every = every_image(task, ids) if task is question else []
     if every and ranked and getattr(ranked[0], "uses_images", False):
         return each_plan(job, ranked[0], every)
-    if every and not ranked and "read_text" in tools:
-        return each_plan(job, tools["read_text"], every)
+    reader = with_role(tools, "text")
+    if every and not ranked and reader:
+        return each_plan(job, tools[reader], every)
     if ranked:
         if getattr(ranked[0], "uses_images", False) and choice.image_id is None:
             return _no_such_image(choice, ids, request.language)
@@ -189,7 +190,7 @@ def _decide(request: ModelRequest, seen: conversation.Seen, words: dict[str, str
         or content_of(question)
         or names_an_image(question)
     )
-    if ids and "read_text" in tools and about_image:
+    if ids and reader and about_image:
         if choice.image_id is None:
             return _no_such_image(choice, ids, request.language)
         return help_plan(job)
@@ -331,7 +332,8 @@ def _final_text(request: ModelRequest, words: dict[str, str]) -> str:
     done = conversation.read(request).done
     image = str(done[-1].args.get("image_id") or "") if done else ""
     asked_for_a_tool = rank_tools(request.question, request.tools, True)
-    if done and done[-1].tool == "read_text" and image and not asked_for_a_tool:
+    reader = with_role({tool.name: tool for tool in request.tools}, "text")
+    if done and done[-1].tool == reader and image and not asked_for_a_tool:
         text = None if answers.found_nothing(last) else last
         return answers.help_answer(request.question, image, text, None, [], request.language)
     if image and answers.found_nothing(last):

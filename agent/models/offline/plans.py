@@ -17,7 +17,7 @@ from tools.image_refs import ImageChoice, ImageIds
 
 from . import answers
 from .conversation import Done
-from .tool_hints import extract
+from .tool_hints import extract, probe_for, with_role
 from .words import CONTENT, listing, words_for
 
 # Each look is one model call; with the answer and a chained tool this stays within the
@@ -26,14 +26,6 @@ MAX_LOOKS = 4
 MAX_CHAINED_TOOLS = 2
 # "Read all the images": one call each, and the answer, within the default budget.
 MAX_EACH = 6
-# The tool that tells whether an image shows what the request names.
-PROBES = {
-    "code": "scan_code",
-    "photo": "image_info",
-    "receipt": "read_text",
-    "sign": "read_text",
-    "label": "read_text",
-}
 
 
 @dataclass
@@ -138,7 +130,8 @@ def tool_plan(job: Job) -> Plan:
     tool, choice, words = job.ranked[0], job.choice, job.words
     image = choice.image_id
     tries: list[Any] = list(choice.candidates[:MAX_LOOKS]) if tool.uses_images else [None]
-    probe = PROBES.get(choice.content or "") if choice.way == "content" else None
+    # The tool that tells whether an image shows what the request names.
+    probe = probe_for(choice.content, job.tools) if choice.way == "content" else None
     looked = None
     if probe and probe != tool.name and probe in job.tools and len(tries) > 1:
         content = CONTENT["zh" if job.language.startswith("zh") else "en"][choice.content or ""]
@@ -149,12 +142,13 @@ def tool_plan(job: Job) -> Plan:
     # "Read the receipt": the tool is its own probe, so it goes on until the text fits.
     must_show = choice.content if probe == tool.name and len(tries) > 1 else None
     found = yield from search(job, tool, tries, must_show, words["pick"].format(tool=tool.name))
-    scans = tool.name == "read_text" and "scan_code" in job.tools
-    if scans and answers.only_marks(found.seen.text):
+    scanner = with_role(job.tools, "codes")
+    scans = tool.name == with_role(job.tools, "text") and scanner is not None
+    if scanner and scans and answers.only_marks(found.seen.text):
         # A code's squares are not text: what the code holds is what the image says.
         image = found.image or tries[0]
         thought = words["help_code_thought"].format(image=image)
-        code = yield Call("scan_code", {"image_id": image}, thought)
+        code = yield Call(scanner, {"image_id": image}, thought)
         if answers.codes(code.text):
             return answers.result(image, code.text, job.language)
     if tool.uses_images and found.image is None:
@@ -218,14 +212,16 @@ def help_plan(job: Job) -> Plan:
     this is all the offline model can see."""
     words, choice = job.words, job.choice
     tries = choice.candidates[:MAX_LOOKS]
-    must_show = choice.content if PROBES.get(choice.content or "") == "read_text" else None
-    reader = job.tools["read_text"]
+    named = with_role(job.tools, "text") or ""
+    must_show = choice.content if probe_for(choice.content, job.tools) == named else None
+    reader = job.tools[named]
     found = yield from search(job, reader, tries, must_show, words["help_thought"])
     image = found.image or tries[0]
     code = None
-    if "scan_code" in job.tools:
+    scanner = with_role(job.tools, "codes")
+    if scanner:
         thought = words["help_code_thought"].format(image=image)
-        code = (yield Call("scan_code", {"image_id": image}, thought)).text
+        code = (yield Call(scanner, {"image_id": image}, thought)).text
     text = found.seen.text if found.image else None
     parts = [answers.help_answer(job.question, image, text, code, found.empty, job.language)]
     if found.content_found is False:

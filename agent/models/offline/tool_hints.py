@@ -30,6 +30,11 @@ class ToolHints:
     stage: int = 1
     # None: the tool's own `extract`.
     extract: Extractor | None = None
+    # What the tool does for the plans that look at images: "text" reads what is written in
+    # one (the plan when no tool was asked for), "codes" decodes QR codes and barcodes.
+    role: str = ""
+    # What an image is (`tools.image_refs` content: receipt, sign, code...) the tool can tell.
+    shows: tuple[str, ...] = ()
 
     @property
     def triggers(self) -> tuple[str, ...]:
@@ -69,6 +74,8 @@ HINTS: dict[str, ToolHints] = {
             r"(?:读|念)(?:一下|一读|读|出来?|取)",
             r"(?:再|然后|并|后)(?:读|念)",
         ),
+        role="text",
+        shows=("receipt", "sign", "label"),
     ),
     "scan_code": ToolHints(
         en=(
@@ -81,6 +88,8 @@ HINTS: dict[str, ToolHints] = {
             r"data ?matrix",
         ),
         zh=(r"二维码", r"条形码", r"条码", r"扫码", r"扫一扫"),
+        role="codes",
+        shows=("code",),
     ),
     "image_info": ToolHints(
         en=(
@@ -107,6 +116,7 @@ HINTS: dict[str, ToolHints] = {
             r"尺寸",
             r"相机",
         ),
+        shows=("photo",),
     ),
     "zoom": ToolHints(
         en=(r"\bzoom", r"\benlarge", r"\bmagnify", r"small print", r"close[- ]?up", r"look closer"),
@@ -233,6 +243,18 @@ def hints_for(tool: Any) -> ToolHints:
 
 def _plugin_hints(tool: Any) -> ToolHints:
     return ToolHints(en=tuple(tool.manifest.triggers))
+
+
+def with_role(tools: dict[str, Any], role: str) -> str | None:
+    """The name of the tool among `tools` that does `role` ("text", "codes")."""
+    return next((name for name, tool in tools.items() if hints_for(tool).role == role), None)
+
+
+def probe_for(content: str | None, tools: dict[str, Any]) -> str | None:
+    """The name of the tool among `tools` that tells whether an image shows `content`."""
+    if not content:
+        return None
+    return next((name for name, tool in tools.items() if content in hints_for(tool).shows), None)
 
 
 def extract(tool: Any, text: str, image_ids: Any, known: dict[str, Any]) -> dict[str, Any]:
