@@ -26,14 +26,14 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from . import acting
+from .config import ApprovalPolicy as Policy
 from .events import ApprovalDecisionEvent, ApprovalEvent
 from .messages import NativeCall, StepRecord, action_text
 from .prompts import language_key
 from .session import PendingApproval
 from .turn import Terminal, TurnState
 
-Policy = Literal["ask", "always", "never"]
-POLICIES: tuple[str, ...] = ("ask", "always", "never")
+POLICIES: tuple[Policy, ...] = ("ask", "always", "never")
 # Native calls of an earlier turn, brought back, are numbered apart from this turn's replies.
 _REPLY_SHIFT = 100
 
@@ -117,17 +117,19 @@ def read_reply(text: str) -> ApprovalDecision | None:
     return None
 
 
-def check_policy(policy: str) -> str:
+def check_policy(policy: str) -> Policy:
     if policy not in POLICIES:
         raise ValueError(f"unknown approval policy {policy!r}; use ask, always or never")
     return policy
 
 
 # From the least to the most a caller may let tools do.
-_PERMITS = {"never": 0, "ask": 1, "always": 2}
+_PERMITS: dict[Policy, int] = {"never": 0, "ask": 1, "always": 2}
 
 
-def effective_policy(operator: str, requested: str | None = None, attended: bool = True) -> str:
+def effective_policy(
+    operator: str, requested: str | None = None, attended: bool = True
+) -> Policy:
     """The policy a turn runs with: what the caller `requested` (a scenario, `/ask`'s second
     argument, an MCP client), never more than the `operator`'s AGENT_APPROVAL, which is also
     what a caller that asks for nothing gets. Where nobody is there to be asked (`attended`
@@ -268,9 +270,10 @@ def _edited(value: dict[str, Any] | str | None, language: str) -> dict[str, Any]
     if isinstance(value, str):
         try:
             value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            return sentence(language, "bad_json", detail=f"line {exc.lineno}, column {exc.colno}")
         except ValueError as exc:
-            detail = f"line {exc.lineno}, column {exc.colno}" if hasattr(exc, "lineno") else exc
-            return sentence(language, "bad_json", detail=detail)
+            return sentence(language, "bad_json", detail=exc)
     if not isinstance(value, dict):
         return sentence(language, "not_object")
     return value

@@ -14,9 +14,25 @@ from .prices import PriceTable, read_prices
 if TYPE_CHECKING:
     from tools.base import ToolSettings
 
+    from .models.offline import OfflineModel
+    from .models.openai_compat import OpenAIChatModel
+
 HF_ROUTER_URL = "https://router.huggingface.co/v1"
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 DEFAULT_HF_MODEL = "Qwen/Qwen2.5-VL-7B-Instruct"
+
+# The values a setting takes, named once: `Settings`, the page's `Prefs`, `Agent`'s keyword
+# arguments and the scenario format all use these.
+Language = Literal["en", "zh"]
+Style = Literal["react", "plugin-task"]
+ImageDetail = Literal["auto", "low", "high"]
+# Whether a model is sent images (`agent.models.vision`).
+VisionMode = Literal["auto", "on", "off"]
+# How models call tools (`agent.native`); auto: native where the model can, else react.
+ToolProtocolName = Literal["react", "native", "auto"]
+# Before a tool that acts on the outside world runs (`agent.approval`).
+ApprovalPolicy = Literal["ask", "always", "never"]
+ModelSource = Literal["offline", "openai"]
 
 
 class ModelChoice(BaseModel):
@@ -26,12 +42,12 @@ class ModelChoice(BaseModel):
     but only for the endpoint it was configured for (see `server_key`).
     """
 
-    source: Literal["offline", "openai"] = "offline"
+    source: ModelSource = "offline"
     base_url: str = ""
     model: str = ""
     api_key: SecretStr = SecretStr("")
     # Whether the model is sent images (`agent.models.vision`): auto, on or off.
-    vision: Literal["auto", "on", "off"] = "auto"
+    vision: VisionMode = "auto"
 
 
 class ModelNotConfigured(ValueError):
@@ -58,18 +74,14 @@ class Settings(BaseSettings):
     model: str | None = Field(default=None, validation_alias="AGENT_MODEL")
     hf_token: SecretStr | None = Field(default=None, validation_alias="HF_TOKEN")
 
-    language: Literal["en", "zh"] = Field(default="en", validation_alias="AGENT_LANGUAGE")
-    prompt_style: Literal["react", "plugin-task"] = Field(
-        default="react", validation_alias="AGENT_PROMPT_STYLE"
-    )
+    language: Language = Field(default="en", validation_alias="AGENT_LANGUAGE")
+    prompt_style: Style = Field(default="react", validation_alias="AGENT_PROMPT_STYLE")
     temperature: float = Field(default=0.0, ge=0.0, le=2.0, validation_alias="AGENT_TEMPERATURE")
     max_steps: int = Field(default=8, ge=1, le=50, validation_alias="AGENT_MAX_STEPS")
-    image_detail: Literal["auto", "low", "high"] = Field(
-        default="auto", validation_alias="AGENT_IMAGE_DETAIL"
-    )
+    image_detail: ImageDetail = Field(default="auto", validation_alias="AGENT_IMAGE_DETAIL")
     # Images to an OpenAI-compatible model: sent until it shows it takes text only (auto),
     # always (on) or never (off); without them the tools look at each image by its id.
-    vision: Literal["auto", "on", "off"] = Field(default="auto", validation_alias="AGENT_VISION")
+    vision: VisionMode = Field(default="auto", validation_alias="AGENT_VISION")
     max_image_side: int = Field(
         default=1568, ge=64, le=8192, validation_alias="AGENT_MAX_IMAGE_SIDE"
     )
@@ -78,15 +90,13 @@ class Settings(BaseSettings):
     model_timeout: float = Field(default=60.0, gt=0, le=600, validation_alias="AGENT_MODEL_TIMEOUT")
     # How models call tools: react (the ReAct text), native (the endpoint's `tools` parameter)
     # or auto (unset): native where the model can (hosted endpoints), falling back to react.
-    tool_protocol: Literal["react", "native", "auto"] | None = Field(
+    tool_protocol: ToolProtocolName | None = Field(
         default=None, validation_alias="AGENT_TOOL_PROTOCOL"
     )
     # Before a tool that acts on the outside world runs: ask the person (ask), run it (always)
     # or refuse every such call (never). Read-only tools never ask. The ceiling for every
     # caller (`agent.approval.effective_policy`): a scenario, `/ask` or MCP may ask for less.
-    approval: Literal["ask", "always", "never"] = Field(
-        default="ask", validation_alias="AGENT_APPROVAL"
-    )
+    approval: ApprovalPolicy = Field(default="ask", validation_alias="AGENT_APPROVAL")
     # One turn, model calls and tools included, ends with a sentence after this long.
     turn_timeout: float = Field(default=240.0, gt=0, le=3600, validation_alias="AGENT_TURN_TIMEOUT")
     # Bounds on one message: a pasted book or a folder of photos is refused at once, with a
@@ -240,7 +250,9 @@ def server_key(settings: Settings, base_url: str | None) -> str:
     return ""
 
 
-def make_model(settings: Settings | None = None, choice: ModelChoice | None = None):
+def make_model(
+    settings: Settings | None = None, choice: ModelChoice | None = None
+) -> OfflineModel | OpenAIChatModel:
     """The model `choice` names (by default the one the settings call for): OpenAI-compatible,
     Hugging Face's router, or offline. Raises `ModelNotConfigured` for a hosted model with
     neither a key nor a base URL."""

@@ -15,10 +15,9 @@ from __future__ import annotations
 import json
 import string
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
-Language = Literal["en", "zh"]
-Style = Literal["react", "plugin-task"]
+from .config import Language
 
 CONTROL_ACTIONS = (
     "end_conversation",

@@ -40,7 +40,7 @@ from tools.base import Tool
 
 from . import acting, native, telemetry
 from . import approval as _approval
-from .config import Settings
+from .config import ApprovalPolicy, ImageDetail, Language, Settings, Style, ToolProtocolName
 from .events import (
     ApprovalEvent,
     ErrorEvent,
@@ -52,7 +52,7 @@ from .images import ImageStore
 from .intake import Upload
 from .models.base import ChatModel, ModelError
 from .session import Session
-from .style import make_style
+from .style import ReactStyle, make_style
 from .tool_run import ToolCrashed
 from .turn import Terminal, ToolProtocol, TurnState
 from .turn_handle import TurnHandle
@@ -78,15 +78,15 @@ class Agent:
         tools: Sequence[Tool] | None = None,
         *,
         settings: Settings | None = None,
-        language: str | None = None,
-        style: str | None = None,
+        language: Language | None = None,
+        style: Style | None = None,
         max_steps: int | None = None,
         temperature: float | None = None,
-        image_detail: str | None = None,
+        image_detail: ImageDetail | None = None,
         tool_timeout: float | None = None,
         max_parse_retries: int = MAX_PARSE_RETRIES,
-        tool_protocol: str | None = None,
-        approval: str | None = None,
+        tool_protocol: ToolProtocolName | None = None,
+        approval: ApprovalPolicy | None = None,
         tracer: Any = None,
         name: str = "multimodal-react-agent",
     ) -> None:
@@ -96,7 +96,7 @@ class Agent:
 
             tools = default_tools(settings.tool_settings())
         self.model = model
-        self.tools = list(tools)
+        self.tools: list[Tool] = list(tools)
         self.tool_by_name = {tool.name: tool for tool in self.tools}
         self.language = language or settings.language
         self.style = make_style(style or settings.prompt_style, self.tools)
@@ -110,7 +110,7 @@ class Agent:
         protocol = tool_protocol or settings.tool_protocol or "auto"
         if protocol not in ("react", "native", "auto"):
             raise ValueError(f"unknown tool protocol {protocol!r}; use react, native or auto")
-        self.tool_protocol = protocol
+        self.tool_protocol: ToolProtocolName = protocol
         # ask | always | never: what happens before a tool that acts on the world runs.
         self.approval = _approval.check_policy(approval or settings.approval)
         self.tracer = telemetry.as_tracer(tracer)
@@ -122,7 +122,7 @@ class Agent:
 
     def header(self, language: str, task_state: str = "") -> str:
         """The ReAct system header for these tools."""
-        return make_style("react", self.tools).header(language, task_state)
+        return ReactStyle(self.tools).header(language, task_state)
 
     def run(
         self,

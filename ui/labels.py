@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from agent.config import Language
 from agent.models.offline import NAME as OFFLINE_NAME
 from agent.tokens import Tokens
 
@@ -144,7 +145,7 @@ UI_TEXT: dict[str, dict[str, str]] = json.loads(
 )
 
 
-def language_key(language: str | None) -> str:
+def language_key(language: str | None) -> Language:
     """ "zh" for any way of naming Chinese (zh, zh-CN, zh_TW), else "en"."""
     return "zh" if str(language or "").lower().startswith("zh") else "en"
 
@@ -244,7 +245,7 @@ def vision_text(state: str, language: str) -> str:
     return words(language)["vision"].get(state, "") if state else ""
 
 
-def browser_language(accept_language: str | None) -> str | None:
+def browser_language(accept_language: str | None) -> Language | None:
     """The session language for a browser's Accept-Language header: Chinese when the language
     the browser prefers is Chinese (zh, zh-CN, zh-TW...), else English, as Gradio's I18n picks
     the page text; None without a header (an API client), which keeps the default."""

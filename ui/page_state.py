@@ -15,7 +15,17 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
 
-from agent.config import ModelChoice, Settings, make_model
+from agent.config import (
+    ImageDetail,
+    Language,
+    ModelChoice,
+    ModelSource,
+    Settings,
+    Style,
+    ToolProtocolName,
+    VisionMode,
+    make_model,
+)
 from agent.events import Event
 from agent.images import ImageRef, ImageStore
 from agent.models.vision import VisionMemory
@@ -33,17 +43,17 @@ if TYPE_CHECKING:
 class Prefs:
     """One browser session's settings. The API key never leaves the server once typed."""
 
-    source: str = "offline"
+    source: ModelSource = "offline"
     base_url: str = ""
     model: str = ""
     api_key: str = field(default="", repr=False)
     temperature: float = 0.0
     max_steps: int = 8
-    image_detail: str = "auto"
-    language: str = "en"
-    style: str = "react"
-    tool_protocol: str = "auto"  # auto | react | native
-    vision: str = "auto"  # auto | on | off: images to the model (agent.models.vision)
+    image_detail: ImageDetail = "auto"
+    language: Language = "en"
+    style: Style = "react"
+    tool_protocol: ToolProtocolName = "auto"
+    vision: VisionMode = "auto"  # images to the model (agent.models.vision)
 
     def choice(self) -> ModelChoice:
         return ModelChoice(
@@ -51,7 +61,7 @@ class Prefs:
             base_url=self.base_url,
             model=self.model,
             api_key=SecretStr(self.api_key),
-            vision=self.vision,  # type: ignore[arg-type]
+            vision=self.vision,
         )
 
 

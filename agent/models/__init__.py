@@ -1,7 +1,13 @@
 """Models behind one interface: `ChatModel.stream(request)` yields text."""
 
+from typing import TYPE_CHECKING
+
 from .base import ChatModel, ModelError, ModelRequest, ToolCallPart
 from .scripted import ScriptedModel
+
+if TYPE_CHECKING:
+    from .offline import OfflineModel
+    from .openai_compat import OpenAIChatModel
 
 __all__ = [
     "ChatModel",
@@ -14,7 +20,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> type:
     # Imported lazily so that scripted tests never pay for the openai client.
     if name == "OpenAIChatModel":
         from .openai_compat import OpenAIChatModel

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 import openai
@@ -208,7 +208,7 @@ class OpenAIChatModel:
             name=self.name,
         )
 
-    async def _stream(self, request: ModelRequest) -> AsyncIterator[str | ToolCallPart]:
+    async def _stream(self, request: ModelRequest) -> AsyncGenerator[str | ToolCallPart, None]:
         # With native tool calling the reply ends with calls, not with an Observation line.
         stops = [s for s in request.stop if s] if request.tool_specs is None else []
         pattern = stop_pattern(stops)

@@ -24,15 +24,15 @@ import functools
 import io
 import logging
 import re
-from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any, Literal
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from typing import Any
 
+from ..config import VisionMode
 from ..error_words import say
 from .base import ModelError, ModelRequest
 
 log = logging.getLogger(__name__)
 
-VisionMode = Literal["auto", "on", "off"]
 VISION_MODES: tuple[VisionMode, ...] = ("auto", "on", "off")
 
 # How each image tool looks at an image, in the order worth trying; only those the turn has
@@ -148,7 +148,7 @@ def _is_image(part: Any) -> bool:
 
 
 async def stream_seen(
-    raw: Callable[[ModelRequest], AsyncIterator[Any]],
+    raw: Callable[[ModelRequest], AsyncGenerator[Any, None]],
     request: ModelRequest,
     *,
     mode: str,
