@@ -94,7 +94,6 @@ class Tokens(BaseModel):
     cached: int | None = None
     estimated: bool = False
     cost: float | None = None
-    calls: int = 0
 
     @property
     def total(self) -> int:
@@ -103,10 +102,8 @@ class Tokens(BaseModel):
     def add(self, call: Any) -> None:
         """Count one `model_call` event, or another `Tokens`."""
         if isinstance(call, Tokens):
-            self.calls += call.calls
             self._count(call.input, call.output, call.cached, call.estimated, call.cost)
             return
-        self.calls += 1
         if call.input_tokens is None and call.output_tokens is None:
             return  # a call that failed before anything was said: nothing to count or price
         self._count(
@@ -141,6 +138,14 @@ class Tokens(BaseModel):
         for event in events:
             if getattr(event, "type", None) == "model_call":
                 tokens.add(event)
+        return tokens
+
+    @classmethod
+    def summed(cls, parts: Iterable[Tokens]) -> Tokens:
+        """The tokens of several turns or runs together."""
+        tokens = cls()
+        for part in parts:
+            tokens.add(part)
         return tokens
 
     def fields(self) -> dict[str, Any]:

@@ -15,6 +15,7 @@ import pytest
 from agent.config import Settings
 from agent.models import OfflineModel
 from agent.scenarios.results import RunResult, TurnResult
+from agent.tokens import Tokens
 from ui.conversation_view import scenario_turns, viewer_values
 from ui.handlers import PageHandlers
 from ui.scenario_runs import (
@@ -74,13 +75,28 @@ def test_a_row_per_run_with_its_first_failure_time_and_calls():
     ]
     results.append(results[1].model_copy(update={"run": 2}))
     assert table_rows(results, "en") == [
-        ["passes", "pass", "", 1.23, 2],
-        ["fails", "FAIL", "turn 1: tools expected [a], saw [b]", 0.5, 3],
-        ["fails [run 2]", "FAIL", "turn 1: tools expected [a], saw [b]", 0.5, 3],
+        ["passes", "pass", "", 1.23, 2, ""],
+        ["fails", "FAIL", "turn 1: tools expected [a], saw [b]", 0.5, 3, ""],
+        ["fails [run 2]", "FAIL", "turn 1: tools expected [a], saw [b]", 0.5, 3, ""],
     ]
     assert [row[1] for row in table_rows(results, "zh")] == ["通过", "失败", "失败"]
     value = table_value(results, "zh")
     assert value["headers"][0] == "场景" and len(value["headers"]) == len(value["data"][0])
+
+
+def test_tokens_show_in_the_table_and_beside_the_scores_marked_where_estimated():
+    from agent.scenarios import score
+
+    guessed = Tokens(input=1200, output=34, estimated=True, cost=0.0123)
+    turn = TurnResult(user="hi", outcome="answer", decision="no_tool", tokens=guessed)
+    results = [RunResult(scenario="a", file="x.yaml", turns=[turn])]
+    assert table_rows(results, "en")[0][-1] == "≈1,234"
+    assert table_rows(results, "zh")[0][-1] == "约 1,234"
+    assert table_value(results, "zh")["headers"][-1] == "词元"
+    en, zh = score_text(score(results), "en", results), score_text(score(results), "zh", results)
+    assert en.endswith("**Tokens** ≈1,234 · **Cost** ≈0.0123")
+    assert zh.endswith("**词元** 约 1,234 · **费用** 约 0.0123")
+    assert "Tokens" not in score_text(score(results), "en")  # no results given, none counted
 
 
 def test_the_shipped_suites_are_found_and_read_with_their_images():

@@ -77,12 +77,19 @@ def test_a_failure_exits_1_and_writes_json_and_junit(tmp_path):
         e["type"] for e in first_turn["events"]
     }
     assert data["scores"]["pass_k"] == {"hits": 0, "total": 1, "value": 0.0}
+    # The offline model counts no tokens: each turn's are estimated from the text.
+    calls = [e for e in first_turn["events"] if e["type"] == "model_call"]
+    assert first_turn["tokens"]["input"] == sum(c["input_tokens"] for c in calls) > 0
+    assert first_turn["tokens"]["estimated"] and data["tokens"]["estimated"]
+    assert data["tokens"]["output"] == sum(run["tokens"]["output"] for run in scenario["runs"])
+    assert data["tokens"]["cost"] is None  # no price table
     cases = ET.parse(out_xml).getroot().findall(".//testcase")
     assert [c.get("name") for c in cases] == [
         "expects the wrong sum",
         "expects the wrong sum [run 2]",
     ]
     assert all(c.find("failure") is not None for c in cases)
+    assert all(c.find("properties/property[@name='tokens.input']") is not None for c in cases)
 
 
 def test_an_invalid_file_exits_2_and_the_valid_ones_still_run(tmp_path):

@@ -9,6 +9,7 @@ from agent.scenarios.junit import junit_xml
 from agent.scenarios.report import results_json, table, transcript
 from agent.scenarios.results import Call
 from agent.scenarios.score import score_lines
+from agent.tokens import Tokens
 
 
 def turn(expected=None, seen="tool", failures=(), checks=None, **fields) -> TurnResult:
@@ -94,6 +95,33 @@ def test_the_table_shows_the_first_failure_and_invalid_files():
     assert "FAIL" in rows[2] and rows[2].endswith("turn 1: first")
     assert rows[3].startswith("fails [run 2]")
     assert "INVALID" in rows[4] and "unknown key 'x' (and 1 more)" in rows[4]
+
+
+def test_the_table_counts_tokens_per_run_and_in_all_with_the_cost_when_priced():
+    counted = Tokens(input=1000, output=200, cost=0.5)
+    guessed = Tokens(input=3000, output=34, estimated=True, cost=0.25)
+    results = [
+        run("counted", turn("tool", tokens=counted), turn("tool", tokens=counted)),
+        run("guessed", turn("tool", tokens=guessed)),
+    ]
+    assert results[0].tokens.total == 2400 and results[0].tokens.cost == 1.0
+    rows = table(results, []).splitlines()
+    assert rows[0].split()[:5] == ["scenario", "result", "time", "calls", "tokens"]
+    assert rows[1].rstrip().endswith(" 2,400") and rows[2].rstrip().endswith("≈3,034")
+    # The total is an estimate as soon as any part of it is one.
+    assert rows[3].startswith("total") and rows[3].rstrip().endswith("≈5,434")
+    assert rows[4] == "cost ≈1.2500"
+    assert "model call(s), 1,200 tokens," in transcript(results[0])
+    data = results_json(results, [], score(results))
+    assert data["tokens"] == {
+        "input": 5000, "output": 434, "cached": None, "estimated": True, "cost": 1.25
+    }  # fmt: skip
+    assert data["scenarios"][1]["runs"][0]["tokens"]["estimated"] is True
+    case = junit_xml(results, []).find(".//testcase")
+    assert case is not None
+    properties = {p.get("name"): p.get("value") for p in case.iter("property")}
+    assert properties["tokens.input"] == "2000" and properties["tokens.estimated"] == "false"
+    assert properties["cost"] == "1.000000" and "tokens.cached" not in properties
 
 
 def test_transcript_and_json_carry_each_turn():

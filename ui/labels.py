@@ -230,8 +230,13 @@ def cost_text(tokens: Tokens, language: str) -> str:
     '' when not every call was priced."""
     if tokens.cost is None:
         return ""
-    figure = f"{tokens.cost:.4f}" if tokens.cost < 1 else f"{tokens.cost:,.2f}"
+    figure = cost_figure(tokens.cost)
     return t("cost_about" if tokens.estimated else "cost", language).format(cost=figure)
+
+
+def cost_figure(cost: float) -> str:
+    """A cost as the page writes it: four decimals below one, else two."""
+    return f"{cost:.4f}" if cost < 1 else f"{cost:,.2f}"
 
 
 def protocol_text(protocol: str | None, language: str) -> str:

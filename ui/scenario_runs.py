@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import html
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -16,8 +16,9 @@ from agent.scenarios.junit import write_junit
 from agent.scenarios.report import results_json, write_json
 from agent.scenarios.run import run_scenario
 from agent.scenarios.score import Scores
+from agent.tokens import Tokens
 
-from .labels import t
+from .labels import cost_figure, t
 
 SUITES_DIR = Path(__file__).resolve().parent.parent / "scenarios"
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -141,7 +142,7 @@ class CountedAgent:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.agent, name)
 
-    async def run(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+    async def run(self, *args: Any, **kwargs: Any) -> AsyncGenerator[Any, None]:
         problem = self.admit()
         if problem:
             raise TurnRefused(problem)
@@ -193,12 +194,19 @@ def agent_prefs(prefs: Any, scenario: Scenario) -> Any:
     )
 
 
-TABLE_COLUMNS = ("col_scenario", "col_result", "col_failure", "col_time", "col_calls")
+TABLE_COLUMNS = (
+    "col_scenario",
+    "col_result",
+    "col_failure",
+    "col_time",
+    "col_calls",
+    "col_tokens",
+)
 
 
 def table_rows(results: Sequence[RunResult], language: str) -> list[list[Any]]:
     """One row per scenario run: name, pass or fail, the first failed expectation with what
-    was seen, seconds, model calls."""
+    was seen, seconds, model calls, tokens ("≈1,234" / "约 1,234" where estimated)."""
     passed, failed = t("scenario_pass", language), t("scenario_fail", language)
     return [
         [
@@ -207,9 +215,19 @@ def table_rows(results: Sequence[RunResult], language: str) -> list[list[Any]]:
             result.failures[0] if result.failures else "",
             round(result.duration, 2),
             result.model_calls,
+            token_cell(result.tokens, language),
         ]
         for result in results
     ]
+
+
+def token_cell(tokens: Tokens, language: str) -> str:
+    return about(f"{tokens.total:,}", tokens.estimated, language) if tokens.total else ""
+
+
+def about(figure: str, estimated: bool, language: str) -> str:
+    """`figure`, marked as an estimate ("≈1,234", "约 1,234") when it is one."""
+    return t("about_figure", language).format(n=figure) if estimated else figure
 
 
 def table_value(results: Sequence[RunResult], language: str) -> dict[str, Any]:
@@ -219,9 +237,10 @@ def table_value(results: Sequence[RunResult], language: str) -> dict[str, Any]:
     }
 
 
-def score_text(scores: Scores, language: str) -> str:
+def score_text(scores: Scores, language: str, results: Sequence[RunResult] = ()) -> str:
     """The scores as Markdown: pass rate, decision macro-F1, tool, argument and answer
-    accuracy (each over the turns that state it)."""
+    accuracy (each over the turns that state it); then the `results`' tokens, and their cost
+    when priced."""
     f1 = "—" if scores.decision_f1 is None else f"{scores.decision_f1:.3f}"
     rows = [
         ("score_pass_rate", _ratio(scores.runs)),
@@ -230,6 +249,11 @@ def score_text(scores: Scores, language: str) -> str:
         ("score_args", _ratio(scores.args_accuracy)),
         ("score_answer", _ratio(scores.answer_accuracy)),
     ]
+    tokens = Tokens.summed(r.tokens for r in results)
+    if tokens.total:
+        rows.append(("col_tokens", token_cell(tokens, language)))
+    if tokens.cost is not None:
+        rows.append(("col_cost", about(cost_figure(tokens.cost), tokens.estimated, language)))
     return " · ".join(f"**{t(key, language)}** {value}" for key, value in rows)
 
 

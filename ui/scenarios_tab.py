@@ -151,7 +151,7 @@ class ScenarioTab:
             sentences.append(t("scenario_click_row", language))
         return (
             " ".join(sentences),
-            score_text(batch.scores(), language) if batch.results else "",
+            score_text(batch.scores(), language, batch.results) if batch.results else "",
             gr.Dataframe(value=table_value(batch.results, language), visible=bool(batch.results)),
             batch,
             gr.DownloadButton(value=json_file, interactive=True),
@@ -302,7 +302,7 @@ def add_scenarios_tab(page: Any, state: Any, i18n: Any, words: Any = None) -> No
         visible=False,
         elem_id="scenario-results",
         show_label=False,
-        column_widths=["26%", "8%", "46%", "10%", "10%"],
+        column_widths=["24%", "8%", "42%", "8%", "8%", "10%"],
     )
     with gr.Row():
         json_btn = gr.DownloadButton(

@@ -30,6 +30,7 @@ def junit_xml(results: Sequence[RunResult], invalid: Sequence[FileError]) -> ET.
             name=_safe(result.test_name),
             time=f"{result.duration:.3f}",
         )
+        _properties(case, result)
         if not result.passed:
             failure = ET.SubElement(
                 case, "failure", message=_safe(result.failures[0]), type="ScenarioFailed"
@@ -55,6 +56,23 @@ def write_junit(path: str | Path, results: Sequence[RunResult], invalid: Sequenc
     tree = ET.ElementTree(junit_xml(results, invalid))
     ET.indent(tree)
     tree.write(path, encoding="utf-8", xml_declaration=True)
+
+
+def _properties(case: ET.Element, result: RunResult) -> None:
+    """The run's model calls and tokens (and cost, when priced), as CI shows a case's data."""
+    tokens = result.tokens
+    named = {
+        "model_calls": result.model_calls,
+        "tokens.input": tokens.input,
+        "tokens.output": tokens.output,
+        "tokens.cached": tokens.cached,
+        "tokens.estimated": str(tokens.estimated).lower(),
+        "cost": None if tokens.cost is None else f"{tokens.cost:.6f}",
+    }
+    properties = ET.SubElement(case, "properties")
+    for name, value in named.items():
+        if value is not None:
+            ET.SubElement(properties, "property", name=name, value=str(value))
 
 
 def _count(element: ET.Element) -> None:

@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agent.tokens import Tokens
+
 from .expect import shown
 from .format import FileError
 from .results import RunResult
@@ -17,21 +19,38 @@ NAME_WIDTH = 48
 
 
 def table(results: Sequence[RunResult], invalid: Sequence[FileError]) -> str:
-    """One row per scenario run, then one per invalid file; the first failure comes last so
-    it can be as long as it needs."""
+    """One row per scenario run, then one per invalid file, then the total when more than one
+    run used tokens; the first failure comes last so it can be as long as it needs."""
     rows = [
         (r.test_name, "PASS" if r.passed else "FAIL", f"{r.duration:.2f}s", str(r.model_calls),
-         r.failures[0] if r.failures else "")
+         token_figure(r.tokens), r.failures[0] if r.failures else "")
         for r in results
     ]  # fmt: skip
-    rows += [(error.file, "INVALID", "", "", _first(error.problems)) for error in invalid]
+    rows += [(error.file, "INVALID", "", "", "", _first(error.problems)) for error in invalid]
+    if len(results) > 1:
+        total = Tokens.summed(r.tokens for r in results)
+        seconds = sum(r.duration for r in results)
+        calls = sum(r.model_calls for r in results)
+        rows.append(("total", "", f"{seconds:.2f}s", str(calls), token_figure(total), ""))
     names = [_cut(row[0], NAME_WIDTH) for row in rows]
     width = max([_width("scenario"), *(_width(n) for n in names)])
-    lines = [f"{_pad('scenario', width)}  result   time    calls  first failure"]
+    lines = [f"{_pad('scenario', width)}  result   time    calls   tokens  first failure"]
     for name, row in zip(names, rows, strict=True):
-        _, result, seconds, calls, failure = row
-        lines.append(f"{_pad(name, width)}  {result:<7}  {seconds:>6}  {calls:>5}  {failure}")
+        _, result, seconds, calls, tokens, failure = row
+        lines.append(
+            f"{_pad(name, width)}  {result:<7}  {seconds:>6}  {calls:>5}  {tokens:>7}  {failure}"
+        )
+    cost = Tokens.summed(r.tokens for r in results).cost
+    if cost is not None:
+        lines.append(f"cost {'≈' if any(r.tokens.estimated for r in results) else ''}{cost:.4f}")
     return "\n".join(line.rstrip() for line in lines)
+
+
+def token_figure(tokens: Tokens) -> str:
+    """ "1,234", or "≈1,234" when any of it is estimated; "" when nothing was counted."""
+    if not tokens.total:
+        return ""
+    return ("≈" if tokens.estimated else "") + f"{tokens.total:,}"
 
 
 def transcript(result: RunResult) -> str:
@@ -47,8 +66,11 @@ def transcript(result: RunResult) -> str:
         lines.append(f"  {ending[turn.outcome]}: {turn.text}")
         if turn.asked_for:
             lines.append(f"  asked for: {', '.join(turn.asked_for)}")
+        counted = token_figure(turn.tokens)
+        tokens = f", {counted} tokens" if counted else ""
         lines.append(
-            f"  decision {turn.decision}, {turn.model_calls} model call(s), {turn.duration:.2f}s"
+            f"  decision {turn.decision}, {turn.model_calls} model call(s){tokens},"
+            f" {turn.duration:.2f}s"
         )
         lines.extend(f"  FAILED {failure}" for failure in turn.failures)
     return "\n".join(lines)
@@ -69,6 +91,7 @@ def results_json(
     return {
         "scores": scores.model_dump(mode="json"),
         "passed": all(r.passed for r in results) and not invalid,
+        "tokens": Tokens.summed(r.tokens for r in results).model_dump(mode="json"),
         "invalid_files": [error.model_dump(mode="json") for error in invalid],
         "scenarios": list(scenarios.values()),
     }

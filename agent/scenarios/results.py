@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, computed_field
 
+from agent.tokens import Tokens
+
 Seen = Literal["answer", "ask", "end", "error"]
 # The decision a turn made, as When2Call and the Orion-14B plugin table count them.
 Decision = Literal["tool", "ask", "no_tool", "end", "error"]
@@ -29,6 +31,8 @@ class TurnResult(BaseModel):
     asked_for: list[str] = Field(default_factory=list)
     error_kind: str | None = None
     model_calls: int = 0
+    # The model calls' tokens, and their cost by AGENT_PRICES (`agent.tokens.Tokens`).
+    tokens: Tokens = Field(default_factory=Tokens)
     duration: float = 0.0
     # Expectations this turn stated, by name ("tools", "args", "answer"), and whether they held.
     checks: dict[str, bool] = Field(default_factory=dict)
@@ -64,6 +68,11 @@ class RunResult(BaseModel):
     @property
     def model_calls(self) -> int:
         return sum(turn.model_calls for turn in self.turns)
+
+    @computed_field
+    @property
+    def tokens(self) -> Tokens:
+        return Tokens.summed(turn.tokens for turn in self.turns)
 
     @computed_field
     @property

@@ -16,6 +16,7 @@ from typing import Any
 from agent import Agent
 from agent.events import export_trace
 from agent.session import Session
+from agent.tokens import Tokens
 
 from .expect import check_turn, expected_decision
 from .format import Scenario, TurnSpec, image_paths
@@ -132,6 +133,7 @@ def read_events(events: list[Any], crash: str | None = None) -> TurnResult:
         asked_for=asked,
         error_kind=error_kind,
         model_calls=model_calls,
+        tokens=Tokens.of(events),
         events=export_events(events),
     )
 
