@@ -173,6 +173,28 @@ def _ocr_workers_stop():
     shutdown_all()
 
 
+@pytest.fixture(scope="session")
+def _recorded_ocr_pool(_ocr_workers_stop):
+    from tools import read_text
+    from tools.ocr_pool import OcrPool
+
+    spec = read_text.ENGINE.model_copy(
+        update={"factory": "tests.support.recorded_ocr:Recorded"}
+    )
+    return read_text.POOL, OcrPool(spec)
+
+
+@pytest.fixture(autouse=True)
+def _ocr_replies(request, _recorded_ocr_pool, monkeypatch):
+    """Text reading in the process answers with the real engine's recorded replies
+    (`tests.support.recorded_ocr`), except in tests marked `real_ocr`: those that test reading."""
+    from tools import read_text
+
+    real, recorded = _recorded_ocr_pool
+    use = real if request.node.get_closest_marker("real_ocr") else recorded
+    monkeypatch.setattr(read_text, "POOL", use)
+
+
 async def collect(agent, text, images=(), session=None):
     return [event async for event in agent.run(text, images, session)]
 

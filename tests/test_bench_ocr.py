@@ -3,8 +3,12 @@ reads through the tool's own path and prints its table."""
 
 from __future__ import annotations
 
+import pytest
+
 from bench import ocr
 from bench.ocr_images import cases
+
+pytestmark = [pytest.mark.bench, pytest.mark.real_ocr]
 
 
 def test_character_errors_count_what_a_reader_would_fix():

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bench import concurrency
+
+pytestmark = pytest.mark.bench
 
 
 def test_the_app_and_the_bare_page_answer_parallel_conversations():

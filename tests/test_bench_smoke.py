@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.bench
+
 _PATH = Path(__file__).resolve().parent.parent / "bench" / "overhead.py"
 
 

@@ -3,7 +3,11 @@ out, and the one after it."""
 
 from __future__ import annotations
 
+import pytest
+
 from bench import starve
+
+pytestmark = [pytest.mark.bench, pytest.mark.real_ocr]
 
 
 def test_readings_beside_calculator_turns_and_a_timed_out_reading(capsys):

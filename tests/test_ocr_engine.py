@@ -14,6 +14,8 @@ from tests.conftest import png_bytes as png
 from tools.base import ToolContext
 from tools.read_text import ReadText
 
+pytestmark = pytest.mark.real_ocr
+
 DEJAVU = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 
 

@@ -164,6 +164,8 @@ PARENT = """
 import os, threading, time
 import numpy as np
 from tools.ocr_pool import EngineSpec, OcrPool
+
+pytestmark = pytest.mark.real_ocr
 pool = OcrPool(EngineSpec(factory="tests.support.fake_ocr:Spinner"))
 pool.warm_up()
 pixels = np.zeros((4, 4, 3), np.uint8)

@@ -16,6 +16,8 @@ from tools import default_tools
 from tools.base import ToolContext
 from tools.read_text import ReadText
 
+pytestmark = pytest.mark.real_ocr
+
 SIGN = Path(__file__).resolve().parent.parent / "assets" / "examples" / "sign.png"
 SIGN_LINES = ["CITY LIBRARY", "OPEN 9:00 - 18:00", "CLOSED ON SUNDAYS"]
 

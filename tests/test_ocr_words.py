@@ -6,6 +6,8 @@ from PIL import Image, ImageDraw, ImageFont
 
 from tools.ocr_words import Gaps, prefer_letters, tidy, tidy_line
 
+pytestmark = pytest.mark.real_ocr
+
 DEJAVU = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 
 

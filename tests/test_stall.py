@@ -15,6 +15,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.bench
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -15,6 +15,8 @@ from tools.base import ToolContext, ToolInputError
 from tools.read_text import ReadText, reading_order
 from tools.zoom import Zoom
 
+pytestmark = pytest.mark.real_ocr
+
 TOOL = ReadText()
 EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
 
