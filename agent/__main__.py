@@ -31,6 +31,7 @@ from .events import EVENT_ADAPTER
 from .models import OfflineModel
 from .runner import Agent
 from .session import Session, load_session, save_session
+from .tokens import Tokens
 
 ANSWERED, ERROR, BAD_ARGUMENTS = 0, 1, 2
 PROMPT = "> "
@@ -82,8 +83,17 @@ def _line(event) -> str | None:
         case "error":
             return f"\nError: {event.message}"
         case "run_finished":
-            return f"· {event.model_calls} model call(s), {event.duration:.2f}s"
+            return _stats(event, Tokens())
     return None
+
+
+def _stats(event: Any, tokens: Tokens) -> str:
+    """ "· 2 model call(s), 1,234 tokens, 0.41s"; "≈" where the tokens are estimated, and the
+    cost where AGENT_PRICES prices the model."""
+    about = "≈" if tokens.estimated else ""
+    counted = f", {about}{tokens.total:,} tokens" if tokens.total else ""
+    cost = f", cost {about}{tokens.cost:.4f}" if tokens.cost is not None else ""
+    return f"· {event.model_calls} model call(s){counted}{cost}, {event.duration:.2f}s"
 
 
 class Printer:
@@ -94,8 +104,13 @@ class Printer:
         self.quiet = quiet
         self.streamed = False  # this turn's answer was shown as it came
         self.open_line = False  # the answer's last line still waits for its newline
+        self.tokens = Tokens()  # this turn's model calls', for its statistics line
 
     def show(self, event: Any) -> None:
+        if event.type == "run_started":
+            self.tokens = Tokens()
+        elif event.type == "model_call":
+            self.tokens.add(event)
         if self.as_json:
             print(EVENT_ADAPTER.dump_json(event).decode(), flush=True)
             return
@@ -114,6 +129,8 @@ class Printer:
             self.streamed = self.open_line = False
             return
         line = _line(event)
+        if event.type == "run_finished":
+            line = _stats(event, self.tokens)
         if line and (not self.quiet or event.type in ("error", "ask_user", "approval")):
             # The turn's statistics come between the streamed answer and its end.
             if self.open_line:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -38,7 +39,9 @@ def test_cli_prints_the_steps_and_the_answer():
     assert out.index("Action: convert_units") < out.index("Observation") < out.index("Answer:")
     assert "8.04672 km" in out
     # The answer ends its line; the turn's statistics follow on their own.
-    assert "\nAnswer: 5 mi = 8.04672 km\n· 2 model call(s)" in out
+    assert "\nAnswer: 5 mi = 8.04672 km\n· 2 model call(s), ≈" in out
+    # The offline model counts no tokens: the line gives an estimate and says so.
+    assert re.search(r"\n· 2 model call\(s\), ≈[\d,]+ tokens, [\d.]+s\n", out)
 
 
 def test_cli_asks_for_what_is_missing_and_reads_an_image():
@@ -98,6 +101,11 @@ def test_json_prints_each_event_as_one_line_of_the_export_format(cli):
     results = [e for e in events if e.type == "tool_result"]
     assert [c.call_id for c in calls] == [r.call_id for r in results] != []
     assert load_trace(export_trace(events)) == events
+    # Each model call's line carries its tokens, estimated where the model counts none.
+    model_calls = [e for e in events if e.type == "model_call"]
+    assert model_calls and all(
+        c.estimated and c.input_tokens > c.output_tokens > 0 for c in model_calls
+    )
 
 
 def test_a_question_is_answered_by_the_next_call_with_continue(cli, tmp_path):
