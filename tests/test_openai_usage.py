@@ -7,9 +7,9 @@ import pytest
 from agent import Agent
 from agent.config import Settings
 from agent.models import ModelRequest, OpenAIChatModel
-from agent.tokens import Tokens
+from agent.tokens import Tokens, request_tokens, text_tokens
 from tests.conftest import collect
-from tests.support.openai_server import OpenAIServer, token_usage
+from tests.support.openai_server import OpenAIServer, token_usage, unsupported
 
 
 async def reply(server: OpenAIServer, request: ModelRequest) -> str:
@@ -71,3 +71,24 @@ async def test_a_turn_over_http_carries_the_services_counts_and_their_cost(test_
     tokens = Tokens.of(events)
     assert tokens.input == sum(c.input_tokens for c in calls) > 0
     assert tokens.cached == 2 and tokens.cost == pytest.approx(sum(c.cost for c in calls))
+
+
+async def test_a_server_that_refuses_usage_is_asked_without_it_and_the_figures_are_estimated(
+    test_tools,
+):
+    with OpenAIServer(
+        replies=[unsupported("stream_options"), "Answer: hi", "Answer: again"]
+    ) as server:
+        model = OpenAIChatModel(model="m", base_url=server.base_url, api_key="k", max_retries=0)
+        agent = Agent(model, test_tools, settings=Settings())
+        first = await collect(agent, "hi")
+        second = await collect(agent, "hi again")
+        refused, retried, later = server.requests
+        await model.aclose()
+    assert first[-1].type == second[-1].type == "answer"
+    assert "stream_options" in refused
+    # Refused once, never asked again of that model.
+    assert "stream_options" not in retried and "stream_options" not in later
+    (call,) = [e for e in first if e.type == "model_call"]
+    assert call.estimated and call.output_tokens == text_tokens("Answer: hi")
+    assert call.input_tokens == request_tokens(retried["messages"], retried.get("tools"))
