@@ -93,12 +93,14 @@ def test_numbers_are_written_one_way_and_nothing_has_a_stray_dot(open_at, locale
     status = page.locator("#run-status").inner_text().strip()
     if zh:
         assert re.fullmatch(
-            r"离线演示模型 · ReAct 文本 · 1 次工具调用 · 2 次模型调用 · \d+(\.\d)? (毫秒|秒)",
+            r"离线演示模型 · ReAct 文本 · 1 次工具调用 · 2 次模型调用 · 约 [\d,]+ 个词元 · "
+            r"\d+(\.\d)? (毫秒|秒)",
             status,
         )
     else:
         assert re.fullmatch(
-            r"offline demo model · ReAct text · 1 tool call · 2 model calls · \d+(\.\d)? m?s",
+            r"offline demo model · ReAct text · 1 tool call · 2 model calls · ≈[\d,]+ tokens · "
+            r"\d+(\.\d)? m?s",
             status,
         )
     trace = page.locator("#trace").inner_text()
