@@ -38,11 +38,15 @@ POLICIES: tuple[Policy, ...] = ("ask", "always", "never")
 _REPLY_SHIFT = 100
 
 
+# What the person decides on a call waiting for approval.
+Action = Literal["approve", "edit", "deny"]
+
+
 class ApprovalDecision(BaseModel):
     """The person's decision on the call waiting for approval. For `edit`, `arguments` is the
     new arguments, as a dict or as JSON text (read here, so a typo gets a sentence)."""
 
-    action: Literal["approve", "edit", "deny"]
+    action: Action
     arguments: dict[str, Any] | str | None = None
     always: bool = False
 

@@ -33,7 +33,7 @@ import contextlib
 import logging
 import math
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from typing import Any
 
 from tools.base import Tool
@@ -132,7 +132,7 @@ class Agent:
         *,
         decision: _approval.ApprovalDecision | None = None,
         stop: asyncio.Event | None = None,
-    ) -> AsyncIterator[Event]:
+    ) -> AsyncGenerator[Event, None]:
         """Run one turn: an async iterator of events whose last is `answer`, `ask_user`,
         `approval` or `error`. Closing it (or cancelling its consumer) stops the model stream
         and the tool; so does setting `stop`, at once, even while the consumer waits for the
@@ -185,7 +185,7 @@ class _Turn(TurnState):
 
     async def run(
         self, images: Sequence[Upload], stop: asyncio.Event | None = None
-    ) -> AsyncIterator[Event]:
+    ) -> AsyncGenerator[Event, None]:
         body = asyncio.ensure_future(self._body(images))
         watchdog = asyncio.ensure_future(self._watch_consumer(body, stop))
         queue = self.queue

@@ -10,7 +10,7 @@ nothing was written.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 
 from .events import Event
 
@@ -21,7 +21,7 @@ class TurnHandle:
 
     def __init__(
         self,
-        run: Callable[[asyncio.Event], AsyncIterator[Event]] | None = None,
+        run: Callable[[asyncio.Event], AsyncGenerator[Event, None]] | None = None,
         stop: asyncio.Event | None = None,
     ) -> None:
         self._run = run
@@ -30,8 +30,8 @@ class TurnHandle:
         self._taken = False
 
     def events(
-        self, run: Callable[[asyncio.Event], AsyncIterator[Event]] | None = None
-    ) -> AsyncIterator[Event]:
+        self, run: Callable[[asyncio.Event], AsyncGenerator[Event, None]] | None = None
+    ) -> AsyncGenerator[Event, None]:
         """The turn's events, once. `run` starts a handle that was made before its turn."""
         run = run or self._run
         if run is None or self._taken:
@@ -50,6 +50,6 @@ class TurnHandle:
         return self._stop.is_set()
 
 
-async def _nothing() -> AsyncIterator[Event]:
+async def _nothing() -> AsyncGenerator[Event, None]:
     return
     yield

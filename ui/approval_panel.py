@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from types import SimpleNamespace
 from typing import Any
 
 import gradio as gr
 
-from agent.approval import ApprovalDecision, decision_text
+from agent.approval import Action, ApprovalDecision, decision_text
 
 from .handlers import PageHandlers
 from .labels import t
+from .listeners import Quiet
 from .page_state import PageState
 from .page_values import page_values
 from .turns import on_page
@@ -85,12 +86,12 @@ def hidden() -> Any:
     return gr.update(visible=False)
 
 
-def decide(page: PageHandlers, action: str) -> Any:
+def decide(page: PageHandlers, action: Action) -> Any:
     """The handler of one button: the next turn, with this decision."""
 
     async def handler(
         state: PageState | None, arguments: str | None, always: bool
-    ) -> AsyncIterator[tuple]:
+    ) -> AsyncGenerator[tuple, None]:
         state = page.use(state)
         if state.running:  # a typed message is deciding it now
             gr.Info(t("wait_turn", state.prefs.language))
@@ -101,7 +102,7 @@ def decide(page: PageHandlers, action: str) -> Any:
             yield page_values(state)
             return
         decision = ApprovalDecision(
-            action=action,  # type: ignore[arg-type]
+            action=action,
             arguments=(arguments or "") if action == "edit" else None,
             always=bool(always) and action != "deny",
         )
@@ -117,13 +118,14 @@ def decide(page: PageHandlers, action: str) -> Any:
 def wire(panel: SimpleNamespace, page: PageHandlers, state: Any, turn: dict) -> list[Any]:
     """Each button hides the panel at once, then runs its turn; returns the turn events, for
     Stop to cancel and for what follows every turn (`refresh` among it)."""
-    quiet = {"api_visibility": "private", "show_progress": "hidden"}
+    quiet: Quiet = {"api_visibility": "private", "show_progress": "hidden"}
     events = []
-    for button, action in (
+    buttons: list[tuple[Any, Action]] = [
         (panel.approve, "approve"),
         (panel.run_edited, "edit"),
         (panel.deny, "deny"),
-    ):
+    ]
+    for button, action in buttons:
         hide = button.click(hidden, None, panel.group, queue=False, **quiet)
         inputs = [state, panel.arguments, panel.always]
         events.append(hide.then(decide(page, action), inputs, api_visibility="private", **turn))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
 import gradio as gr
@@ -43,7 +43,7 @@ class PageHandlers(TurnRunner):
 
     async def chat(
         self, message: dict | None, state: PageState | None, approval: str | None = None
-    ) -> AsyncIterator[tuple]:
+    ) -> AsyncGenerator[tuple, None]:
         state = self.use(state)
         message = message or {}
         text = str(message.get("text") or "")
@@ -58,7 +58,9 @@ class PageHandlers(TurnRunner):
             async for update in updates:
                 yield update
 
-    async def send(self, message: dict | None, state: PageState | None) -> AsyncIterator[tuple]:
+    async def send(
+        self, message: dict | None, state: PageState | None
+    ) -> AsyncGenerator[tuple, None]:
         """The page's own send: a message `take_message` held back sends nothing."""
         if message == HELD:
             yield UNCHANGED
@@ -70,7 +72,7 @@ class PageHandlers(TurnRunner):
 
     async def run_example(
         self, message: dict | None, state: PageState | None
-    ) -> AsyncIterator[tuple]:
+    ) -> AsyncGenerator[tuple, None]:
         if message == HELD:  # held back by `take_message`: a turn is running
             yield UNCHANGED
             return
@@ -94,7 +96,7 @@ class PageHandlers(TurnRunner):
 
     async def retry(
         self, state: PageState | None, taken: dict | None = None
-    ) -> AsyncIterator[tuple]:
+    ) -> AsyncGenerator[tuple, None]:
         """The last turn again, from where the conversation stood before it. `taken` holds
         the counts of Stop presses `take_retry` took when Retry was pressed."""
         state = self.use(state)
@@ -128,7 +130,7 @@ class PageHandlers(TurnRunner):
                 yield update
 
     async def stop(
-        self, state: PageState | None, pressed: Any = None, request: gr.Request = None
+        self, state: PageState | None, pressed: Any = None, request: gr.Request | None = None
     ) -> tuple:
         """Stop the running turn, or the one whose message is on its way. Async, so that it
         runs on the event loop between the turn's steps, never beside them in a thread.
@@ -249,7 +251,7 @@ class PageHandlers(TurnRunner):
         message: dict | None,
         state: PageState | None,
         pressed: Any = None,
-        request: gr.Request = None,
+        request: gr.Request | None = None,
     ) -> tuple:
         """`take_message`, and the conversation's state, made here for its first message: a
         Stop pressed before the turn's first update then reaches the same conversation. The

@@ -42,6 +42,7 @@ import json
 import re
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -511,11 +512,13 @@ class Kept:
         meta = _meta(state, title_of(first.text, state.prefs.language))
         lists: dict[str, list[Any]] = {}
         new: dict[str, _Held] = {}
-        for name, held, owners, versions, data in (
+        # Each list: what of it the browser holds, its owners, their versions, one's item.
+        tables: list[tuple[str, _Held, list[Any], list[Any] | None, _Item]] = [
             ("turns", self.turns, records, [_version(r) for r in records], _turn_item),
             ("history", self.history, session.history, [None] * len(session.history), _memory),
             ("images", self.images, session.images.refs(), None, image_data),
-        ):
+        ]
+        for name, held, owners, versions, data in tables:
             versions = versions or [None] * len(owners)
             cut, keep, start = held.diff(owners, versions)
             items = [data(owner) for owner in owners[start:]]
@@ -576,6 +579,10 @@ def _continued(turn: dict[str, Any], held: int) -> dict[str, Any]:
     if held < 1 or "events" not in turn:
         return turn
     return {**turn, "events": turn["events"][held - 1 :], "events_from": held - 1}
+
+
+# What the browser keeps of one owner (a turn, a remembered turn, an image).
+_Item = Callable[[Any], dict[str, Any]]
 
 
 def _version(record: TurnRecord | Pending) -> Any:

@@ -17,10 +17,10 @@ so a turn sends nothing up from the browser.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gradio as gr
 
@@ -38,9 +38,13 @@ from .history import (
     with_pending,
 )
 from .labels import t
+from .listeners import Quiet
 from .page_state import PageState
 from .page_values import page_values
 from .turns import file_path
+
+if TYPE_CHECKING:
+    from .handlers import PageHandlers
 
 # The keys of the browser's storage begin with this (`ui.history`).
 STORAGE_PREFIX = "multimodal-react-agent/"
@@ -115,7 +119,7 @@ class History:
     """The handlers. `page` is the page's `PageHandlers`; `setting_names` the Settings fields
     in the order of the components they update."""
 
-    def __init__(self, page: Any, setting_names: list[str]) -> None:
+    def __init__(self, page: PageHandlers, setting_names: list[str]) -> None:
         self.page = page
         self.setting_names = setting_names
 
@@ -230,7 +234,7 @@ class History:
         (they are prepared as the conversation is restored, `ui.history.restore`)."""
 
         async def taken(
-            message: Any, state: Any, pressed: Any = None, request: gr.Request = None
+            message: Any, state: Any, pressed: Any = None, request: gr.Request | None = None
         ) -> tuple:
             box, message_taken, state = await take(message, state, pressed, request)
             kept = self.kept(state)
@@ -245,14 +249,16 @@ class History:
 
         return taken
 
-    def saving(self, run: Callable[..., AsyncGenerator[tuple]]) -> Callable[..., AsyncIterator]:
+    def saving(
+        self, run: Callable[..., AsyncGenerator[tuple, None]]
+    ) -> Callable[..., AsyncGenerator[tuple, None]]:
         """A turn of the page's (`run(message, state)` yields chat, trace, state, status),
         with the changes for the browser as a fifth output: saved when the turn starts and
         each time one of its steps is done, so a reload while it runs keeps what it has
         done, the turn shown as stopped (`ui.history.restore`). The save after it ends
         (`save`) has the rest."""
 
-        async def turn(message: Any, state: Any) -> AsyncIterator[tuple]:
+        async def turn(message: Any, state: Any) -> AsyncGenerator[tuple, None]:
             record, looked = None, 0  # the running turn, and how many of its events were seen
             # The message this turn runs, as it was saved when taken: the turn stands for it
             # once it has started, and it goes when the turn ends if it never did.
@@ -261,8 +267,9 @@ class History:
             try:
                 async for update in updates:
                     current = update[2] if isinstance(update[2], PageState) else None
-                    running = current is not None and current.running and current.turns
-                    latest = current.turns[-1] if running else None
+                    latest = None
+                    if current is not None and current.running and current.turns:
+                        latest = current.turns[-1]
                     # A turn is saved as it starts, then when a step of it has ended since
                     # the last update: only those events are looked at, as a turn streams many.
                     changed = latest is not None and latest is not record
@@ -383,7 +390,7 @@ def wire_history(
     stored = [parts.saved, parts.listed]
     shown = [parts.chatbot, parts.trace, state, parts.status, parts.download]
     whole = [*shown, *stored, *settings.values()]
-    quiet = {"api_visibility": "private", "show_progress": "hidden"}
+    quiet: Quiet = {"api_visibility": "private", "show_progress": "hidden"}
     # Each change the server sends is applied in the browser, by the page's script alone.
     parts.saved.change(None, [parts.saved], None, js=_APPLY_JS, queue=False, **quiet)
     up = [state, parts.browser]

@@ -8,6 +8,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import gradio as gr
+from gradio import themes
+from gradio.helpers import Examples
 
 from agent.config import DEFAULT_OPENAI_MODEL
 
@@ -24,6 +26,13 @@ from .page_words import PageWords, choices
 I18N = gr.I18n(**UI_TEXT, **{"zh-CN": UI_TEXT["zh"], "zh-TW": UI_TEXT["zh"]})
 
 
+def text_of(key: str) -> Any:
+    """`I18N(key)` where a Gradio signature says str: Gradio takes its I18nData wherever it
+    takes text, though Chatbot's and MultimodalTextbox's placeholder and DownloadButton's
+    label are declared as str only."""
+    return I18N(key)
+
+
 def chat_tab(prefs0: Prefs, words: PageWords) -> SimpleNamespace:
     """The conversation and its trace, side by side (stacked on a narrow screen), with the
     past conversations (`ui.history_panel`) under the examples. Each part with words is added
@@ -36,7 +45,7 @@ def chat_tab(prefs0: Prefs, words: PageWords) -> SimpleNamespace:
                 height=560,
                 layout="bubble",
                 buttons=["copy"],
-                placeholder=I18N("chat_placeholder"),
+                placeholder=text_of("chat_placeholder"),
                 feedback_options=None,
             )
             approval = approval_panel.build(I18N)  # shown when a call waits for approval
@@ -45,7 +54,7 @@ def chat_tab(prefs0: Prefs, words: PageWords) -> SimpleNamespace:
                 file_types=["image"],
                 file_count="multiple",
                 sources=["upload"],
-                placeholder=I18N("input_placeholder"),
+                placeholder=text_of("input_placeholder"),
                 label=I18N("input_label"),  # hidden; without it Gradio names it by its class
                 show_label=False,
                 stop_btn=False,  # shown while a turn runs
@@ -57,7 +66,7 @@ def chat_tab(prefs0: Prefs, words: PageWords) -> SimpleNamespace:
                 clear_btn = gr.Button(I18N("clear"), elem_id="clear", size="sm")
                 new_btn = new_button(I18N)
                 download = gr.DownloadButton(
-                    I18N("download"), elem_id="download", interactive=False, size="sm"
+                    text_of("download"), elem_id="download", interactive=False, size="sm"
                 )
                 # Narrow screens only (style.css): the trace is stacked far below the chat.
                 to_trace = gr.Button(I18N("to_trace"), elem_id="to-trace", size="sm")
@@ -75,7 +84,7 @@ def chat_tab(prefs0: Prefs, words: PageWords) -> SimpleNamespace:
                 elem_id="trace",
                 label=I18N("trace_label"),
                 height=640,
-                placeholder=I18N("trace_placeholder"),
+                placeholder=text_of("trace_placeholder"),
                 feedback_options=None,
                 buttons=["copy_all"],
                 group_consecutive_messages=False,
@@ -111,7 +120,7 @@ def chat_tab(prefs0: Prefs, words: PageWords) -> SimpleNamespace:
     )
 
 
-def _examples(box: Any, language: str, words: PageWords) -> list[gr.Examples]:
+def _examples(box: Any, language: str, words: PageWords) -> list[Examples]:
     """One example set per language, in LANGUAGES order; the page shows the one of its
     language. All are inside the element `examples`."""
     with gr.Column(elem_id="examples"):
@@ -269,7 +278,7 @@ _FONTS = [
     "WenQuanYi Micro Hei",
     "sans-serif",
 ]
-THEME = gr.themes.Soft(
+THEME = themes.Soft(
     primary_hue="indigo",
     neutral_hue="slate",
     font=_FONTS,

@@ -81,8 +81,8 @@ def add_mcp_endpoints(demo: gr.Blocks, page: PageHandlers) -> None:
             if name in tools:
                 _tool_endpoint(trigger, tools[name], page, tool_lanes)
         answer = gr.Textbox()
-        text = Api(None, {"type": "string"}, label="text")
-        images = Api(None, {"type": "array", "items": {"type": "string"}}, label="images")
+        text = _api_input({"type": "string"}, "text")
+        images = _api_input({"type": "array", "items": {"type": "string"}}, "images")
         trigger.click(
             _ask_agent(page, turn_lanes),
             [text, images],
@@ -92,9 +92,19 @@ def add_mcp_endpoints(demo: gr.Blocks, page: PageHandlers) -> None:
             show_progress="hidden",
         )
     for block_fn in demo.fns.values():
-        if block_fn.api_name in PAGE_ONLY:
-            # gradio.mcp lists a function as a tool unless it is marked as something else.
-            getattr(block_fn.fn, "__func__", block_fn.fn)._mcp_type = "page"
+        if block_fn.api_name in PAGE_ONLY and block_fn.fn is not None:
+            mark_page_only(getattr(block_fn.fn, "__func__", block_fn.fn))
+
+
+def mark_page_only(fn: object) -> None:
+    """Keep the function `fn` out of the MCP tools: gradio.mcp lists a function as a tool
+    unless its `_mcp_type` attribute, which no type declares, names it something else."""
+    vars(fn)["_mcp_type"] = "page"
+
+
+def _api_input(schema: dict[str, Any], label: str, value: Any = None) -> Api:
+    # `Api` declares its JSON schema as dict[str, str]; a schema nests.
+    return Api(value, schema, label=label)
 
 
 async def in_line(lanes: Lanes, page: PageHandlers, call: Callable[[], Awaitable[Any]]) -> Any:
@@ -121,7 +131,7 @@ def _tool_endpoint(trigger: gr.Button, tool: Tool, page: PageHandlers, lanes: La
         else:
             name, description = field, " ".join((info.description or field).split())
             value = None if default is inspect.Parameter.empty else default
-            inputs.append(Api(value, prop, label=name))
+            inputs.append(_api_input(prop, name, value))
         kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
         parameters.append(inspect.Parameter(name, kind, default=default))
         lines.append(f"    {name}: {description}")
@@ -132,7 +142,8 @@ def _tool_endpoint(trigger: gr.Button, tool: Tool, page: PageHandlers, lanes: La
 
     endpoint.__name__ = tool.name
     endpoint.__doc__ = f"{tool.description}\n\nArgs:\n" + "\n".join(lines)
-    endpoint.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    # What gradio reads the endpoint's parameters from (`inspect.signature`).
+    vars(endpoint)["__signature__"] = inspect.Signature(parameters)
     outputs: list[Any] = [gr.Textbox(label="text")]
     if tool.name in IMAGE_RESULTS:
         outputs.append(gr.Image(type="pil", label="image"))

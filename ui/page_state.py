@@ -209,7 +209,7 @@ class PageState:
         # Another model chosen since the last turn: nothing is known of it until it is made.
         model = self._model[1] if self._model is not None and self._model[0] == key else None
         state = getattr(model, "vision_state", None)
-        return state() if callable(state) else ""
+        return str(state()) if callable(state) else ""
 
     @property
     def session(self) -> Session:

@@ -10,7 +10,7 @@ conversation and the trace are drawn again in it (`redraw`), and browser code
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gradio as gr
 
@@ -18,6 +18,9 @@ from .labels import language_key, t
 from .page_state import PageState
 from .page_values import page_values
 from .trace_view import render
+
+if TYPE_CHECKING:
+    from .handlers import PageHandlers
 
 # A property's words: a key of ui_text.json, or a function of the language for the rest
 # (a radio's choices).
@@ -64,7 +67,7 @@ def redraw(state: PageState, language: str) -> None:
         record.view = view
 
 
-def relabel_handler(page: Any, words: PageWords) -> Callable[..., tuple]:
+def relabel_handler(page: PageHandlers, words: PageWords) -> Callable[..., tuple]:
     """The handler for a Language change: the session's language, the conversation and the
     trace drawn again in it, and every part's words. Outputs: the chat, the trace, the state,
     the status line, then `words.components`."""

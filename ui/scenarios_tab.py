@@ -26,6 +26,7 @@ from tools.ocr_pool import READER
 
 from .conversation_view import UnreadableFile, load_conversation, scenario_turns, viewer_values
 from .labels import t
+from .listeners import Private
 from .page_state import sessions_root, traces_root
 from .scenario_runs import (
     Batch,
@@ -272,7 +273,7 @@ def add_scenarios_tab(page: Any, state: Any, i18n: Any, words: Any = None) -> No
     """The tab's contents, inside the `gr.Tab` the page opened for it; its parts with words
     are added to `words` (`ui.page_words.PageWords`), which follows the language."""
     tab = ScenarioTab(page)
-    quiet = {"api_visibility": "private"}
+    quiet: Private = {"api_visibility": "private"}
     batch = gr.State(None)
     files = gr.State(None, delete_callback=lambda f: f.close() if f else None)
     intro = gr.Markdown(i18n("scenarios_intro"), elem_id="scenarios-intro")

@@ -43,6 +43,7 @@ from typing import Any
 from urllib.parse import quote
 
 import gradio as gr
+from gradio.components import Component
 
 from agent.events import (
     TERMINAL_TYPES,
@@ -59,6 +60,7 @@ from agent.events import (
 from agent.tokens import Tokens
 
 from .handlers import PageHandlers
+from .mcp_endpoints import mark_page_only
 from .page_state import PageState, TurnRecord
 from .server import REFUSED_KEY
 from .turns import file_path
@@ -71,7 +73,7 @@ FAILED = "The server could not run this turn; try again, and report it if it hap
 
 def add_script_endpoints(
     page: PageHandlers,
-    message: gr.components.Component,
+    message: Component,
     state: gr.State,
     cancels: Sequence[Any] = (),
 ) -> Any:
@@ -141,7 +143,7 @@ def ask_endpoint(page: PageHandlers) -> Any:
             return refused_turn("The turn could not start; check the model settings.", []), state
         return turn_result(record, names, time.monotonic() - started), state
 
-    ask._mcp_type = "page"  # type: ignore[attr-defined]
+    mark_page_only(ask)
     return ask
 
 
@@ -151,7 +153,7 @@ def reset_endpoint(page: PageHandlers) -> Any:
         state.reset()
         return {"ok": True}, state
 
-    reset._mcp_type = "page"  # type: ignore[attr-defined]
+    mark_page_only(reset)
     return reset
 
 

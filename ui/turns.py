@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -22,6 +22,7 @@ from agent.approval import effective_policy
 from agent.config import ModelNotConfigured, Settings
 from agent.events import (
     AnswerDeltaEvent,
+    Event,
     ModelDeltaEvent,
     ModelWaitEvent,
     NoticeEvent,
@@ -116,7 +117,7 @@ class TurnRunner:
         files: Sequence[str | ImageRef],
         stops: int | None = None,
         **how: Any,
-    ) -> AsyncIterator[tuple]:
+    ) -> AsyncGenerator[tuple, None]:
         """One turn. `stops` is how many times Stop had been pressed when the message was
         sent (the page counts from when it took the message): a press after that ends it.
         `how` may hold `approval`, a policy for the turn (`/ask`), `decision`, an
@@ -154,7 +155,7 @@ class TurnRunner:
         files: Sequence[str | ImageRef],
         stops: int,
         how: dict[str, Any],
-    ) -> AsyncIterator[tuple]:
+    ) -> AsyncGenerator[tuple, None]:
         prefs = state.prefs
         # Uploads the agent can use (prepared off the event loop), and one sentence for each
         # it cannot; uploads keep their file name for that.
@@ -242,11 +243,11 @@ class TurnRunner:
         agent: Agent,
         images: list[Any],
         decided: Any = None,  # an ApprovalDecision
-    ) -> AsyncIterator[tuple]:
+    ) -> AsyncGenerator[tuple, None]:
         shown = 0.0
         session = state.session
 
-        def run_with(stop: asyncio.Event) -> AsyncIterator[Any]:
+        def run_with(stop: asyncio.Event) -> AsyncGenerator[Event, None]:
             return agent.run(record.text, images, session, decision=decided, stop=stop)
 
         run = record.handle.events(run_with)
@@ -288,7 +289,9 @@ def file_path(item: Any) -> str:
     return str(item)
 
 
-async def on_page(updates: AsyncIterator[tuple], state: PageState) -> AsyncIterator[tuple]:
+async def on_page(
+    updates: AsyncGenerator[tuple, None], state: PageState
+) -> AsyncGenerator[tuple, None]:
     """The page's own turns: a refusal is a warning, and the conversation stays on screen (a
     raised error would cover the chat and the trace with error badges). `/chat` keeps raising,
     so a script reads the sentence as an error."""
