@@ -3,6 +3,8 @@ stays whole."""
 
 from __future__ import annotations
 
+import pytest
+
 from ui.page_values import as_typed, user_message
 
 
@@ -24,3 +26,23 @@ def test_the_images_of_the_row_stay_beside_the_words(tmp_path):
     image.write_bytes(b"")
     message = user_message("**hi**", [(str(image), "img_1")])
     assert message["content"][0] == r"\*\*hi\*\*" and len(message["content"]) > 1
+
+
+@pytest.mark.parametrize(
+    ("typed", "drawn"),
+    [
+        ("9**9**9", "9\\*\\*9\\*\\*9"),
+        ("<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)&gt;"),
+        (
+            "<a href='javascript:alert(2)'>click</a>",
+            "&lt;a href='javascript:alert(2)'&gt;click&lt;/a&gt;",
+        ),
+        ("_a_ and # title", "\\_a\\_ and \\# title"),
+    ],
+)
+def test_the_trace_titles_a_turn_with_the_words_as_typed(typed, drawn):
+    from ui.trace_view import TurnView
+
+    view = TurnView(1, "en", typed)
+    title = view.messages[0]["metadata"]["title"]
+    assert title == f"Turn 1: {drawn}"

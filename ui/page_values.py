@@ -3,7 +3,6 @@ line. Pure data, no gradio; each turn's own trace comes from its `TurnView`."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from html import escape
 from pathlib import Path
@@ -13,6 +12,7 @@ from urllib.parse import quote
 from agent.events import ErrorEvent
 
 from .labels import joined, t, vision_text, words
+from .typed_text import as_typed
 
 if TYPE_CHECKING:
     from .page_state import PageState
@@ -106,25 +106,6 @@ def user_message(
         content.extend(_captioned(path, image_id))
     content.extend(gone)
     return {"role": "user", "content": content or [""]}
-
-
-# Marks the chat's Markdown would act on anywhere in a line, and those that act at its start
-# (a list, a numbered item, a heading underline); a link as typed is left whole.
-_MARKS = re.compile(r"[\\`*_~\[\]|#]")
-_LINE_MARKS = re.compile(r"^(\s*)([-+=]|\d+(?=[.)](?:\s|$)))", re.MULTILINE)
-_LINK = re.compile(r"(https?://\S+|www\.\S+)")
-
-
-def as_typed(text: str) -> str:
-    """The person's words for the chat, which draws HTML and Markdown: both escaped."""
-    parts = _LINK.split(escape(text, quote=False))
-    for n in range(0, len(parts), 2):  # the even parts are between links
-        parts[n] = _MARKS.sub(r"\\\g<0>", parts[n])
-    escaped = "".join(parts)
-    return _LINE_MARKS.sub(
-        lambda m: m.group(1) + (m.group(2) + "\\" if m.group(2).isdigit() else "\\" + m.group(2)),
-        escaped,
-    )
 
 
 def answer_message(view: TurnView) -> dict[str, Any]:

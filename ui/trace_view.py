@@ -51,6 +51,7 @@ from .labels import (
     stats_text,
     words,
 )
+from .typed_text import as_typed
 
 # A streaming Thought shows at most this much (the step's Thought event then gives it whole);
 # past it, more text of the step changes nothing shown and costs nothing.
@@ -135,7 +136,7 @@ class TurnView:
         self._seq = 0
         title = self.words["turn"].format(n=number)
         if question:
-            title = self.words["named"].format(title, _snippet(question))
+            title = self.words["named"].format(title, as_typed(_snippet(question)))
         self._add(self.turn_id, title, "", status="pending")
 
     # -- the mapping ------------------------------------------------------------------------------
