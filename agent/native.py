@@ -225,7 +225,9 @@ class NativeCalls:
         while index < len(steps):
             record = steps[index]
             if record.call is None:
-                messages.append({"role": "user", "content": record.observation})
+                # A note of the agent's, or a step the model wrote as ReAct text, which goes
+                # back as the ReAct protocol gives it: its own words, then the Observation.
+                messages += _text_step_messages(record, store, detail)
                 index += 1
                 continue
             reply = [
@@ -237,6 +239,14 @@ class NativeCalls:
 
 
 REACT_TEXT, NATIVE_CALLS = react.ReactText(), NativeCalls()
+
+
+def _text_step_messages(
+    record: StepRecord, store: ImageStore, detail: Detail
+) -> list[dict[str, Any]]:
+    if not record.text.strip():
+        return [{"role": "user", "content": record.observation}]
+    return REACT_TEXT.step_messages([record], store, detail)
 
 
 def _reply_messages(

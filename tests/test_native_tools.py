@@ -124,10 +124,14 @@ async def test_control_actions_are_tools():
     ],
 )
 async def test_a_model_that_writes_react_text_instead_is_still_understood(reply):
-    agent, _ = native_agent([reply, "Six."], [Calculator()])
+    agent, model = native_agent([reply, "Six."], [Calculator()])
     events = await collect(agent, "2*3?")
     assert [e.text for e in events if e.type == "tool_result"] == ["2*3 = 6"]
     assert events[-1].text == "Six."
+    # It is answered as it wrote: its step as its own words, the result as the Observation.
+    *_, said, observed = model.requests[-1].messages
+    assert said["role"] == "assistant" and "calculator" in said["content"]
+    assert observed == {"role": "user", "content": "Observation: 2*3 = 6"}
 
 
 @pytest.mark.parametrize("style", ["openai", "vllm", "llamacpp"])
