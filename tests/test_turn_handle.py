@@ -86,3 +86,22 @@ async def test_a_page_turn_closed_mid_run_keeps_its_stopped_record_at_once():
     assert [t.outcome for t in state.session.history] == ["stopped"]
     assert state.running == 0
     state.close()
+
+
+async def test_a_notice_of_the_agent_is_also_a_toast_once(capsys):
+    from agent.config import Settings
+    from ui.handlers import PageHandlers
+
+    def busy_then_answer(request):
+        for _ in range(2):  # the same notice twice is said once
+            request.on_retry("The model service is busy; trying again.")
+        return "Answer: 4"
+
+    page = PageHandlers(lambda prefs: ScriptedModel([busy_then_answer]), Settings(), [])
+    updates = [u async for u in page.chat({"text": "2 + 2?"}, None)]
+    state = updates[-1][2]
+    # Outside a page event Gradio prints what would be a toast.
+    assert capsys.readouterr().out.count("The model service is busy; trying again.") == 1
+    notices = [e for e in state.turns[-1].events if e.type == "notice"]
+    assert len(notices) == 2  # the trace keeps each
+    state.close()

@@ -41,6 +41,8 @@ from .sweeper import LIVE
 from .trace_view import TurnView
 
 STREAM_INTERVAL = 0.05
+# How long a notice of the agent's stays on screen as a toast (it stays in the trace).
+NOTICE_SECONDS = 10.0
 # Events that come in streams: shown at most every STREAM_INTERVAL.
 _DELTAS = (ModelDeltaEvent, AnswerDeltaEvent, ToolProgressEvent)
 
@@ -264,6 +266,9 @@ class TurnRunner:
                     yield page_values(state)
                     continue
                 event = self.access.screen(event, state.prefs)
+                if isinstance(event, NoticeEvent) and not _said(record, event):
+                    # Said where the person looks, too: the trace may be folded away.
+                    gr.Info(event.message, duration=NOTICE_SECONDS)
                 record.events.append(event)
                 record.view.apply(event)
                 now = time.monotonic()
@@ -281,6 +286,10 @@ class TurnRunner:
             # browser when Stop answered would otherwise land after it and say "Working…".
             state.stop_turn(record)
             yield page_values(state)
+
+
+def _said(record: TurnRecord, notice: NoticeEvent) -> bool:
+    return any(isinstance(e, NoticeEvent) and e.message == notice.message for e in record.events)
 
 
 def file_path(item: Any) -> str:
