@@ -55,7 +55,9 @@ def _call_at(body: str, at: int) -> tuple[str, Callable[[], dict[str, Any]]] | N
     a label; prose after it means the call is an example inside an answer."""
     if body[at] == "{":
         close = closing(body, at) if _BLOB_NAME.search(body, at, at + 400) else None
-        call = json_call(body[at : close + 1]) if close is not None else None
+        if close is None:
+            return None
+        call = json_call(body[at : close + 1])
         if call is None or not _ends_calls(body[close + 1 :]):
             return None
         return call[0], functools.partial(to_input, call[1])

@@ -153,12 +153,13 @@ def _display_mode(image: Image.Image) -> Image.Image:
         return _to_eight_bit(image)
     if mode == "CMYK" or (mode in ("RGB", "L") and "transparency" not in image.info):
         return image
-    if mode == "P" and "transparency" not in image.info and image.palette.mode != "RGBA":
+    palette = image.palette.mode if image.palette is not None else None
+    if mode == "P" and "transparency" not in image.info and palette != "RGBA":
         return image.convert("RGB")
     if mode in ("P", "PA", "LA", "RGBA", "RGBa", "L", "RGB"):  # the rest carry alpha
         image = image.convert("RGBA")
-        alpha = image.getchannel("A").getextrema()
-        return image if alpha[0] < 255 else image.convert("RGB")
+        lowest, _ = _band_range(image.getchannel("A"))
+        return image if lowest < 255 else image.convert("RGB")
     return image.convert("RGB")  # YCbCr, LAB, HSV, RGBX
 
 
@@ -168,7 +169,7 @@ def _to_eight_bit(image: Image.Image) -> Image.Image:
     16-bit data (0..65535) is divided by 256, so its tones look as they would in a viewer;
     floats in 0..1 are multiplied by 255; anything else is stretched from its min to its max.
     """
-    low, high = image.getextrema()
+    low, high = _band_range(image)
     if not (math.isfinite(low) and math.isfinite(high)):
         return Image.new("L", image.size)  # NaN or inf somewhere: no range to scale by
     if image.mode == "F" and low >= 0 and high <= 1:
@@ -181,6 +182,14 @@ def _to_eight_bit(image: Image.Image) -> Image.Image:
         scale = 255.0 / (high - low)
         offset = -low * scale
     return image.point(lambda v: v * scale + offset).convert("L")
+
+
+def _band_range(band: Image.Image) -> tuple[float, float]:
+    """The lowest and highest value of a one-band image (`getextrema` gives a pair per band
+    for several)."""
+    low, high = band.getextrema()
+    assert not isinstance(low, tuple) and not isinstance(high, tuple), "one band only"
+    return low, high
 
 
 def _to_srgb(image: Image.Image) -> Image.Image:

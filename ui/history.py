@@ -50,6 +50,7 @@ from typing import Annotated, Any, Literal
 from gradio.utils import get_upload_folder
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agent.config import ImageDetail, Language, ModelSource, Style, ToolProtocolName
 from agent.dialogue import PendingTask
 from agent.events import TRACE_ADAPTER
 from agent.images import ImageRejected
@@ -715,15 +716,15 @@ def _prepared(store: Any, uploads: list[str]) -> list[ImageRef]:
 class StoredPrefs(BaseModel):
     """The settings a conversation comes back with; one that does not fit sets none."""
 
-    source: Literal["offline", "openai"]
+    source: ModelSource
     base_url: str = Field(max_length=2048)
     model: str = Field(max_length=256)
     temperature: float = Field(ge=0, le=2)
     max_steps: int = Field(ge=1, le=50)
-    image_detail: Literal["auto", "low", "high"]
-    language: Literal["en", "zh"]
-    style: Literal["react", "plugin-task"]
-    tool_protocol: Literal["auto", "react", "native"] = "auto"  # not in the oldest saves
+    image_detail: ImageDetail
+    language: Language
+    style: Style
+    tool_protocol: ToolProtocolName = "auto"  # not in the oldest saves
 
 
 def valid_prefs(prefs: Any) -> dict[str, Any]:

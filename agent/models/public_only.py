@@ -26,6 +26,10 @@ import anyio
 import httpcore2
 import httpx2
 
+# From where it is defined: `httpcore2.AnyIOBackend` is, to a type checker, the stand-in
+# httpcore2 defines for when anyio is missing.
+from httpcore2._backends.anyio import AnyIOBackend
+
 # NAT64's well-known prefix carries an IPv4 address in its last 32 bits.
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 # Redirects followed for one request; each one's host is checked like the first.
@@ -76,7 +80,7 @@ class _PublicOnlyBackend(httpcore2.AsyncNetworkBackend):
     """Opens a connection only to a public address its host resolves to, checked just now."""
 
     def __init__(self) -> None:
-        self._inner = httpcore2.AnyIOBackend()
+        self._inner = AnyIOBackend()
 
     async def connect_tcp(
         self,

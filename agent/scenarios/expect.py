@@ -9,7 +9,7 @@ from typing import Any
 
 from .format import Expect
 from .patterns import search
-from .results import Decision, TurnResult
+from .results import UNANSWERED, Decision, TurnResult
 
 SHOWN_CHARS = 60
 
@@ -17,7 +17,7 @@ SHOWN_CHARS = 60
 def expected_decision(expect: Expect) -> Decision | None:
     """The decision the turn should make; an answer whose tools are not stated has none."""
     if expect.outcome != "answer":
-        return {"ask": "ask", "end": "end", "error": "error"}[expect.outcome]
+        return UNANSWERED[expect.outcome]
     if expect.tools is None:
         return None
     return "tool" if expect.tools else "no_tool"

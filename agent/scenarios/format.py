@@ -22,6 +22,9 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import ErrorDetails
+
+from agent.config import ApprovalPolicy, Language, Style
 
 from .lines import TooLarge, line_of, load_yaml
 from .patterns import PatternError, compile_pattern
@@ -79,13 +82,13 @@ class TurnSpec(_Strict):
 
 class Scenario(_Strict):
     name: str = Field(min_length=1)
-    language: Literal["en", "zh"] | None = None
-    style: Literal["react", "plugin-task"] | None = None
+    language: Language | None = None
+    style: Style | None = None
     # Before a tool that acts on the outside world runs: the most the scenario asks for. On
     # the page the operator's AGENT_APPROVAL is the ceiling and, as nobody is there to be
     # asked, `ask` means `never` unless the operator's policy is `always`; the command line
     # (`python -m agent.scenarios`, whose operator chose the file) runs it as written.
-    approval: Literal["ask", "always", "never"] = "always"
+    approval: ApprovalPolicy = "always"
     turns: list[TurnSpec] = Field(min_length=1)
     # Where it was read from: set by the loader, never written in a file.
     _file: str = PrivateAttr(default="")
@@ -211,7 +214,7 @@ def _missing_images(path: Path, scenario: Scenario, item: Any) -> list[str]:
     return problems
 
 
-def _problem(where: str, item: Any, error: dict[str, Any], prefix: str) -> str:
+def _problem(where: str, item: Any, error: ErrorDetails, prefix: str) -> str:
     loc = tuple(error["loc"])
     line = line_of(item, loc)
     at = ".".join(str(p) for p in loc[:-1]) if loc else ""

@@ -11,6 +11,8 @@ from agent.tokens import Tokens
 Seen = Literal["answer", "ask", "end", "error"]
 # The decision a turn made, as When2Call and the Orion-14B plugin table count them.
 Decision = Literal["tool", "ask", "no_tool", "end", "error"]
+# The decision of a turn that did not answer.
+UNANSWERED: dict[str, Decision] = {"ask": "ask", "end": "end", "error": "error"}
 
 
 class Call(BaseModel):

@@ -20,7 +20,7 @@ from agent.tokens import Tokens
 
 from .expect import check_turn, expected_decision
 from .format import Scenario, TurnSpec, image_paths
-from .results import Call, Decision, RunResult, Seen, TurnResult
+from .results import UNANSWERED, Call, Decision, RunResult, Seen, TurnResult
 
 log = logging.getLogger(__name__)
 
@@ -154,7 +154,7 @@ def _ending(final: Any, crash: str | None) -> tuple[Seen, str, list[str], str | 
 
 def _decision(outcome: Seen, used_a_tool: bool) -> Decision:
     if outcome != "answer":
-        return {"ask": "ask", "end": "end", "error": "error"}[outcome]
+        return UNANSWERED[outcome]
     return "tool" if used_a_tool else "no_tool"
 
 

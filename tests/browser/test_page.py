@@ -349,7 +349,7 @@ def test_page_text_follows_a_chinese_browser(browser, url):
         ask(page, "北京")
         trace.get_by_text("第 2 轮", exact=False).first.wait_for()
         sync_api.expect(page.locator("#run-status")).to_contain_text(
-            re.compile(r"次模型调用 · \d+(\.\d)? (毫秒|秒)")
+            re.compile(r"次模型调用 · 约 [\d,]+ 个词元 · \d+(\.\d)? (毫秒|秒)")
         )
         # The answer, tool result included, is Chinese.
         sync_api.expect(page.locator("#chat .bot-row").last).to_contain_text(
