@@ -99,7 +99,7 @@ async def test_each_tab_after_a_reload_shows_its_own_and_the_other_in_the_list(b
         state, chat, listed = opened(page, panel, tab)
         shown[name] = ([m["content"] for m in chat if m["role"] == "user"], listed.choices)
         state.close()
-    assert shown["one"][0] == [["what is 6*7"], ["what is 3+3"]]
+    assert shown["one"][0] == [["what is 6\\*7"], ["what is 3+3"]]  # shown as typed
     assert [title for title, _ in shown["one"][1]] == ["what is 2+2"]
     assert shown["two"][0] == [["what is 2+2"]]
     assert [title for title, _ in shown["two"][1]] == ["what is 6*7"]
