@@ -75,15 +75,25 @@ def fields(data: Any, limit: int = MAX_FIELDS) -> list[tuple[str, str]]:
     return found
 
 
-def sentence(manifest: PluginManifest, data: Any, language: str) -> str:
-    """The result of the plugin of `manifest` as one sentence in `language`."""
+def sentence(manifest: PluginManifest, data: Any, language: str, question: str = "") -> str:
+    """The result of the plugin of `manifest` as one sentence in `language`, with what the
+    `question` asks for beyond it (`answer_asked`: tomorrow's forecast, or that there is none)."""
     key = "zh" if language.startswith("zh") else "en"
     parts = manifest.answer.get(key) or manifest.answer.get("en") or []
     said = from_template(parts, data) if parts else ""
-    if said:
-        return said
-    words = _SAID[key]
-    named = [words["field"].format(label=label, value=value) for label, value in fields(data)]
-    if not named:
-        return ""
-    return words["answered"].format(name=manifest.name_for_human, fields=words["join"].join(named))
+    if not said:
+        words = _SAID[key]
+        named = [words["field"].format(label=label, value=value) for label, value in fields(data)]
+        if not named:
+            return ""
+        said = words["answered"].format(
+            name=manifest.name_for_human, fields=words["join"].join(named)
+        )
+    for extra in manifest.answer_asked:
+        if not question or not re.search(extra.asked, question, re.IGNORECASE):
+            continue
+        more = from_template(extra.say.get(key) or extra.say.get("en") or [], data)
+        more = more or extra.missing.get(key) or extra.missing.get("en") or ""
+        if more:
+            said = f"{said}{'' if key == 'zh' else ' '}{more}"
+    return said

@@ -42,6 +42,9 @@ sentence given when an extract path is missing. The extracted values are returne
 
 `answer` says the result as a sentence, per language: template parts with dotted paths into
 the result ("{resolved.place}"), each left out when a value is missing (`tools.plugin_answer`).
+`answer_asked` adds to it for a question that asks for more (`asked`, a regex: "tomorrow"):
+its own parts per language (`say`), or, when the result has none of their values, `missing`,
+the sentence that says so.
 """
 
 from __future__ import annotations
@@ -130,6 +133,20 @@ class StepSpec(_Spec):
         return value
 
 
+class AskedAnswer(_Spec):
+    """More to say when the question asks for it; `missing` when the result has none of it."""
+
+    asked: str
+    say: dict[str, list[str]] = Field(default_factory=dict)
+    missing: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("asked")
+    @classmethod
+    def _pattern(cls, value: str) -> str:
+        _compile(value)
+        return value
+
+
 class PluginManifest(_Spec):
     name_for_model: str = Field(
         validation_alias=AliasChoices("name_for_model", "unique_name_for_model")
@@ -151,6 +168,7 @@ class PluginManifest(_Spec):
     base_url_env: str = ""
     comment: str = ""
     answer: dict[str, list[str]] = Field(default_factory=dict)
+    answer_asked: list[AskedAnswer] = Field(default_factory=list)
 
     @field_validator("name_for_model")
     @classmethod

@@ -122,9 +122,10 @@ class PluginTool(Tool):
             found[missing[0]] = bare
         return found
 
-    def say(self, data: Any, language: str = "en") -> str:
-        """The result `data` as a sentence in `language` ("" when it holds nothing to say)."""
-        return sentence(self.manifest, data, language)
+    def say(self, data: Any, language: str = "en", question: str = "") -> str:
+        """The result `data` as a sentence in `language` ("" when it holds nothing to say),
+        with what `question` asks for beyond it when the manifest says how."""
+        return sentence(self.manifest, data, language, question)
 
     def _headers(self) -> tuple[dict[str, str], list[str]]:
         headers: dict[str, str] = {}

@@ -61,6 +61,7 @@ _NEW_QUESTION = re.compile(
     re.IGNORECASE,
 )
 MAX_FOLLOW_UP_CHARS = 40
+_QUOTED = re.compile(r"^Question: (.+)$", re.MULTILINE)
 
 
 class OfflineModel:
@@ -107,7 +108,9 @@ class OfflineModel:
                 return _with_refusals(request, f"Thought: {words['failed']}\nAnswer: {failed}")
             step = drive(decided, seen.done) if not isinstance(decided, str) else None
             if step is None:
-                return _with_refusals(request, f"Thought: {words['done']}\nAnswer: {last}")
+                # Not this turn's plan: a call approved ("yes") or taken up from an earlier turn.
+                said = _said(request, seen) or last
+                return _with_refusals(request, f"Thought: {words['done']}\nAnswer: {said}")
         else:
             step = decided if isinstance(decided, str) else drive(decided, [])
         if isinstance(step, Call):
@@ -338,6 +341,21 @@ def _final_text(request: ModelRequest, words: dict[str, str]) -> str:
         return answers.help_answer(request.question, image, text, None, [], request.language)
     if image and answers.found_nothing(last):
         return answers.nothing(last, [image], request.language)
-    tool = next((t for t in request.tools if done and t.name == done[-1].tool), None)
-    said = answers.spoken(tool, last, request.language) if tool and not image else None
+    said = _said(request, conversation.read(request)) if not image else None
     return said or answers.result(image or None, last, request.language, request.question)
+
+
+def _said(request: ModelRequest, seen: conversation.Seen) -> str | None:
+    """The last result as the sentence its tool says it in, for the question that asked for
+    the call: this turn's, or, when this turn only approved it ("yes", "好"), the one before."""
+    done = seen.done
+    tool = next((t for t in request.tools if done and t.name == done[-1].tool), None)
+    if tool is None:
+        return None
+    # The final prompt of the plugin-task style quotes the question as "Question: …".
+    quoted = [q for m in request.messages for q in _QUOTED.findall(conversation.text_of(m))]
+    earlier = [request.question, *reversed(quoted), seen.previous_question]
+    asked = next(
+        (q for q in earlier if q and tool in rank_tools(q, request.tools, True)), request.question
+    )
+    return answers.spoken(tool, request.observations[-1], request.language, asked)

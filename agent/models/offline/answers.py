@@ -136,14 +136,15 @@ def result(image: str | None, observation: str, language: str, question: str = "
     return observation
 
 
-def spoken(tool: Any, observation: str, language: str) -> str | None:
-    """A result in JSON as the sentence its tool says it in (a plugin's manifest gives one);
-    None when the tool has none or the result is not whole JSON."""
+def spoken(tool: Any, observation: str, language: str, question: str = "") -> str | None:
+    """A result in JSON as the sentence its tool says it in (a plugin's manifest gives one),
+    with what `question` asks beyond it; None when the tool has none or the result is not
+    whole JSON."""
     say = getattr(tool, "say", None)
     if not callable(say):
         return None
     try:
-        said = say(json.loads(observation), language)
+        said = say(json.loads(observation), language, question)
     except Exception:  # the tool's sentence is a nicety; its mistakes cost it, not the reply
         return None
     return said if isinstance(said, str) and said else None

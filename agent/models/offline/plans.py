@@ -156,7 +156,9 @@ def tool_plan(job: Job) -> Plan:
     # What the look before already showed needs no second look.
     follows = [f for f in job.ranked[1:MAX_CHAINED_TOOLS] if not (looked and f.name == probe)]
     seen, last_image, parts = yield from chain(job, follows, found.image, found.seen)
-    said = answers.spoken(tool, seen.text, job.language) if seen is found.seen else None
+    said = None
+    if seen is found.seen:
+        said = answers.spoken(tool, seen.text, job.language, job.question)
     parts.append(said or answers.result(last_image, seen.text, job.language, job.question))
     parts.extend(_notes(job, found, looked, seen.text))
     return "\n\n".join(part for part in parts if part)
