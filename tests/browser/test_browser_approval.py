@@ -12,7 +12,7 @@ import pytest
 import app
 from agent.config import Settings
 from agent.models import ScriptedModel
-from tests.support.local import CHROMIUM, launched_chromium, open_page, serve
+from tests.support.local import CHROMIUM, open_page, serve
 from tests.test_approval import ORDER, SENT, Order
 from tools.calculator import Calculator
 
@@ -40,12 +40,6 @@ def url():
         yield serve(demo, **app.launch_options(env))
     finally:
         demo.close()
-
-
-@pytest.fixture(scope="module")
-def browser(url):
-    with launched_chromium() as browser:
-        yield browser
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import pytest
 import app
 from agent.config import Settings
 from agent.models import ScriptedModel
-from tests.support.local import CHROMIUM, CHROMIUM_FLAGS, serve
+from tests.support.local import CHROMIUM, open_page, serve
 from tools.base import ToolSettings
 from tools.mcp_tools import close_all, mcp_tools
 
@@ -49,19 +49,11 @@ def url(tmp_path_factory):
 
 
 @pytest.fixture
-def page(url):
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        context = browser.new_context(locale="en-US", viewport={"width": 1400, "height": 1000})
-        page = context.new_page()
-        page.set_default_timeout(30_000)
-        page.goto(url)
-        page.wait_for_selector("#input textarea")
-        REPLIES.clear()
-        try:
-            yield page
-        finally:
-            browser.close()
+def page(browser, url):
+    page = open_page(browser, url)
+    REPLIES.clear()
+    yield page
+    page.context.close()
 
 
 def ask(page, text: str) -> None:

@@ -1,8 +1,8 @@
 """The page in a real browser: Playwright driving Debian's Chromium against the launched app.
 
-The app is launched once for the module; each test opens its own page (its own session). The
-model for each turn comes from `MODEL["factory"]`, so a test can slow the agent down enough for
-the order of things on the page to be observable.
+The app is launched once for the test process (tests/browser/conftest.py); each test opens its
+own page (its own session). The model for each turn comes from `model["factory"]`, so a test can
+slow the agent down enough for the order of things on the page to be observable.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ import pytest
 import app
 from agent.models import OfflineModel, ScriptedModel
 from tests.support.held_model import Gate, HeldBefore, HeldModel
-from tests.support.local import CHROMIUM, launched_chromium, open_page, serve
+from tests.support.local import open_page
+from tests.support.page_driver import settled
 from ui.examples import EXAMPLE_SETS
 
 pytestmark = pytest.mark.browser
@@ -25,41 +26,20 @@ pytestmark = pytest.mark.browser
 sync_api = pytest.importorskip("playwright.sync_api")
 ROOT = Path(app.__file__).resolve().parent
 EXAMPLES = ROOT / "assets" / "examples"
-MODEL = {"factory": lambda: OfflineModel()}
 TURN_DONE = re.compile(r"model call")
 ZH_DONE = re.compile(r"次模型调用")
 ZH_EXAMPLES = [label for label, _ in EXAMPLE_SETS["zh"]]
 
 
-@pytest.fixture(scope="module")
-def url():
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Chromium is not installed")
-
-    def factory(prefs):
-        # The Settings' model source is honoured, so a hosted model without a key says so.
-        if prefs.source != "offline":
-            return app.default_model(prefs, app.Settings())
-        return MODEL["factory"]()
-
-    demo = app.build_demo(model_factory=factory)
-    try:
-        yield serve(demo, **app.launch_options())
-    finally:
-        demo.close()
-
-
-@pytest.fixture(scope="module")
-def browser(url):
-    with launched_chromium() as browser:
-        yield browser
+@pytest.fixture
+def url(page_url):
+    return page_url
 
 
 @pytest.fixture
-def model():
+def model(page_model):
     """Set the model for this test's turns; the offline model comes back afterwards."""
-    yield MODEL
-    MODEL["factory"] = lambda: OfflineModel()
+    return page_model
 
 
 @pytest.fixture
@@ -87,7 +67,14 @@ def wait_turn_done(page, number: int, timeout: float = 60_000) -> None:
 
 
 def last_reply(page) -> str:
+    """The last reply as it is now, for what it must not say yet."""
     return page.locator("#chat .bot-row").last.inner_text()
+
+
+def replied(page, said: str | re.Pattern) -> None:
+    """The last reply says `said`, once the chat has drawn it: the chat may draw its last
+    update a moment after the status line says the turn is done."""
+    sync_api.expect(page.locator("#chat .bot-row").last).to_contain_text(said)
 
 
 def test_trace_shows_the_tool_step_before_the_answer_finishes(page, model):
@@ -101,7 +88,7 @@ def test_trace_shows_the_tool_step_before_the_answer_finishes(page, model):
     assert page.locator("#input img").count() == 0
     assert "Zoomed into" not in page.locator("#chat").inner_text()
     wait_turn_done(page, 1)
-    assert "Zoomed into the bottom-right region" in last_reply(page)
+    replied(page, "Zoomed into the bottom-right region")
     assert page.locator("#chat .user-row img").count() == 1
 
 
@@ -145,7 +132,7 @@ def test_stop_cancels_a_running_turn_and_the_page_stays_usable(page, model):
     model["factory"] = lambda: OfflineModel()
     ask(page, "convert 5 miles")
     wait_turn_done(page, 2)
-    assert "unit" in last_reply(page).lower()
+    replied(page, re.compile("unit", re.I))
 
 
 def stop_square(page):
@@ -193,14 +180,14 @@ def test_a_message_typed_during_a_turn_waits_in_the_input(page, model):
     sync_api.expect(box).to_have_value("what is 6*7")
     gate.open()
     wait_turn_done(page, 1)
-    assert "first answer" in last_reply(page)
+    replied(page, "first answer")
     sync_api.expect(page.locator("#chat .user-row")).to_have_count(1)
     sync_api.expect(stop_square(page)).to_be_hidden()
     box.fill("what is 6*7")
     box.press("Enter")
     sync_api.expect(box).to_have_value("")
     wait_turn_done(page, 2)
-    assert "42" in last_reply(page)
+    replied(page, "42")
 
 
 def fewest_rows_within(page, seconds: float) -> int:
@@ -310,8 +297,7 @@ def test_a_long_message_scrolls_inside_the_input(page):
 
 def test_chinese_setting_makes_the_agent_answer_in_chinese(page):
     page.locator("#settings").get_by_text("Settings").click()
-    page.locator("#language").get_by_text("中文").click()
-    time.sleep(0.5)
+    settled(page, lambda: page.locator("#language").get_by_text("中文").click())
     ask(page, "???")
     page.locator("#trace").get_by_text("第 1 轮", exact=False).first.wait_for()
     sync_api.expect(page.locator("#chat")).to_contain_text("抱歉")
@@ -342,7 +328,7 @@ def test_page_text_follows_a_chinese_browser(browser, url):
         trace = page.locator("#trace")
         trace.get_by_text("第 1 轮", exact=False).first.wait_for()
         sync_api.expect(page.locator("#run-status")).to_contain_text(ZH_DONE)
-        assert "城市" in last_reply(page)
+        replied(page, "城市")
         trace.get_by_text("任务：world_clock").last.click()
         sync_api.expect(trace).to_contain_text("已知：")
         sync_api.expect(trace).to_contain_text("缺少：place")
@@ -436,14 +422,14 @@ def test_retry_reruns_the_last_turn_and_clear_empties_the_page(page, model):
 def test_unit_conversion_asks_then_finishes_with_known_params_growing(page):
     page.locator("#examples").get_by_text("Convert 5 miles (asks for the unit)").click()
     wait_turn_done(page, 1)
-    assert "unit" in last_reply(page).lower()
+    replied(page, re.compile("unit", re.I))
     trace = page.locator("#trace")
     unfold_task(trace)
     sync_api.expect(trace).to_contain_text("from_unit = miles")
     sync_api.expect(trace).to_contain_text("to_unit")
     ask(page, "km")
     wait_turn_done(page, 2)
-    assert "8.04672 km" in last_reply(page)
+    replied(page, "8.04672 km")
     unfold_task(trace)
     sync_api.expect(trace).to_contain_text("to_unit = km")
     # The older turn folded when the new one came; the latest stays open.
@@ -459,16 +445,14 @@ def test_a_turn_that_cannot_start_keeps_the_words(page):
     if app.server_key(app.Settings(), None):
         pytest.skip("the environment has a key")
     page.locator("#settings").get_by_text("Settings").click()
-    page.locator("#source").get_by_text("OpenAI-compatible API").click()
-    time.sleep(0.5)
+    settled(page, lambda: page.locator("#source").get_by_text("OpenAI-compatible API").click())
     ask(page, "what is 2+2")
     sync_api.expect(page.get_by_text("needs an API key or a base URL")).to_be_visible()
     sync_api.expect(page.locator("#input textarea")).to_have_value("what is 2+2")
-    page.locator("#source").get_by_text("Offline demo model").click()
-    time.sleep(0.5)
+    settled(page, lambda: page.locator("#source").get_by_text("Offline demo model").click())
     page.press("#input textarea", "Enter")
     wait_turn_done(page, 1)
-    assert "4" in last_reply(page)
+    replied(page, "4")
 
 
 @pytest.mark.parametrize(
@@ -518,15 +502,14 @@ def test_settings_connect_an_openai_compatible_server(page):
     ]
     with OpenAIServer(replies=replies) as server:
         page.locator("#settings").get_by_text("Settings").click()
-        page.locator("#source").get_by_text("OpenAI-compatible API").click()
-        page.fill("#base-url textarea, #base-url input", server.base_url)
-        page.fill("#model-name textarea, #model-name input", "local-vision")
-        page.fill("#api-key input", key)
+        settled(page, lambda: page.locator("#source").get_by_text("OpenAI-compatible API").click())
+        settled(page, lambda: page.fill("#base-url textarea, #base-url input", server.base_url))
+        settled(page, lambda: page.fill("#model-name textarea, #model-name input", "local-vision"))
+        settled(page, lambda: page.fill("#api-key input", key))
         page.locator("#api-key input").press("Tab")
-        time.sleep(0.5)
         ask(page, "what is six times seven?")
         wait_turn_done(page, 1)
-        assert "Six times seven is 42." in last_reply(page)
+        replied(page, "Six times seven is 42.")
         sync_api.expect(page.locator("#run-status")).to_contain_text("local-vision")
         assert server.requests[0]["model"] == "local-vision"
     # The key went to the server and nowhere else: not into the page, the trace or the input.
@@ -547,7 +530,7 @@ def test_the_same_image_can_be_picked_again_after_sending_it(page):
     sync_api.expect(chooser_input).to_have_value("")
     ask(page, "read it")
     wait_turn_done(page, 1)
-    assert "CITY LIBRARY" in last_reply(page)
+    replied(page, "CITY LIBRARY")
     pick()
     sync_api.expect(page.locator("#input .thumbnail-item")).to_have_count(1)
     sync_api.expect(chooser_input).to_have_value("")
@@ -560,7 +543,7 @@ def test_an_example_leaves_the_draft_and_its_images_in_the_input(page):
     box.fill("my own words, not sent yet")
     page.locator("#examples").get_by_text("A calculation", exact=True).click()
     wait_turn_done(page, 1)
-    assert "347" in last_reply(page)  # 12.5% of 2480 plus 37
+    replied(page, "347")  # 12.5% of 2480 plus 37
     sync_api.expect(page.locator("#chat .user-row")).to_contain_text("12.5% of 2480")
     sync_api.expect(box).to_have_value("my own words, not sent yet")
     sync_api.expect(page.locator("#input .thumbnail-item")).to_have_count(1)
@@ -614,7 +597,7 @@ def test_a_message_with_markup_is_shown_as_typed(page):
     ask(page, typed)
     wait_turn_done(page, 1)
     sync_api.expect(page.locator("#chat .user-row").last).to_contain_text(typed)
-    assert "4" in last_reply(page)
+    replied(page, "4")
     assert page.evaluate("window.ran") is None
 
 

@@ -25,18 +25,36 @@ def in_view(page, selector: str) -> bool:
     return top(page, selector) >= 0 and bottom(page, selector) <= PHONE["height"]
 
 
+def comes_into_view(page, *selectors: str) -> None:
+    """Wait until each of `selectors` is on the phone's screen, top to bottom."""
+    page.wait_for_function(
+        """([selectors, height]) => selectors.every((s) => {
+            const box = document.querySelector(s).getBoundingClientRect();
+            return box.top >= 0 && box.bottom <= height;
+        })""",
+        arg=[list(selectors), PHONE["height"]],
+    )
+
+
+def comes_to_the_top(page, selector: str) -> None:
+    """Wait until `selector` is at the top of the screen (a jump scrolls smoothly)."""
+    page.wait_for_function(
+        "s => Math.abs(document.querySelector(s).getBoundingClientRect().top) <= 2", arg=selector
+    )
+
+
 def test_a_phone_opens_at_the_chat_and_keeps_the_answer_in_view(open_at):
-    page = open_at(PHONE)
-    page.wait_for_timeout(600)  # past Gradio's autofocus of the input
+    page = open_at(PHONE)  # opened once the page has loaded, its input focused or not
     assert abs(top(page, "#chat")) <= 2, "the page opens at the top of the chat"
     assert in_view(page, "#input")
     # Scrolled elsewhere, sending a message brings the chat back with the input under it.
     page.mouse.wheel(0, 2000)
-    page.wait_for_timeout(300)
+    page.wait_for_function(
+        "() => Math.abs(document.querySelector('#chat').getBoundingClientRect().top) > 2"
+    )
     send(page, "Zoom into the bottom right corner and read the text", EXAMPLES / "label.png")
     wait_done(page)
-    page.wait_for_timeout(500)
-    assert in_view(page, "#chat") and in_view(page, "#input")
+    comes_into_view(page, "#chat", "#input")
     # The newest answer is at the bottom of the chat, in view.
     scroller = page.locator("#chat .bubble-wrap")
     assert scroller.evaluate("el => el.scrollHeight - el.scrollTop - el.clientHeight < 40")
@@ -54,8 +72,7 @@ def test_on_a_phone_the_trace_is_one_tap_from_the_input_and_back(open_at):
     # The jump sits right under the input, in view with it.
     assert in_view(page, "#to-trace") and in_view(page, "#input")
     jump.click()
-    page.wait_for_timeout(300)
-    assert abs(top(page, "#trace-column")) <= 2
+    comes_to_the_top(page, "#trace-column")
     expect(page.locator("#trace")).to_be_in_viewport()
     expect(page.locator("#run-status")).to_be_in_viewport()
     # Turn titles keep to two lines; the step's time stays on one.
@@ -79,8 +96,8 @@ def test_on_a_phone_the_trace_is_one_tap_from_the_input_and_back(open_at):
         page, "#trace .message-row"
     )
     page.locator("#to-chat").click()
-    page.wait_for_timeout(300)
-    assert abs(top(page, "#chat")) <= 2 and in_view(page, "#input")
+    comes_to_the_top(page, "#chat")
+    assert in_view(page, "#input")
 
 
 @pytest.mark.parametrize("locale", ["en-US", "zh-CN"])

@@ -4,13 +4,9 @@ chat says it was refused and why, in the page's language, and never asks to atta
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from PIL import Image
-
-import app
-from tests.support.local import CHROMIUM, CHROMIUM_FLAGS, serve
 
 pytestmark = pytest.mark.browser
 
@@ -24,17 +20,6 @@ def huge(tmp_path_factory):
     return path
 
 
-@pytest.fixture(scope="module")
-def url():
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Chromium is not installed")
-    demo = app.build_demo()
-    try:
-        yield serve(demo, **app.launch_options())
-    finally:
-        demo.close()
-
-
 @pytest.mark.parametrize(
     ("locale", "question", "said", "attach"),
     [
@@ -42,24 +27,16 @@ def url():
         ("zh-CN", "这张图片里有什么？", "被拒绝", "请先上传图片"),
     ],
 )
-def test_the_reply_says_the_image_was_refused(url, huge, locale, question, said, attach):
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        try:
-            page = browser.new_context(locale=locale).new_page()
-            page.set_default_timeout(30_000)
-            page.goto(url)
-            page.wait_for_selector("#input textarea")
-            page.set_input_files("#input input[type=file]", [str(huge)])
-            page.wait_for_function("() => document.querySelectorAll('#input img').length >= 1")
-            page.fill("#input textarea", question)
-            page.press("#input textarea", "Enter")
-            reply = page.locator("#chat .bot-row").last
-            sync_api.expect(reply).to_contain_text(said, timeout=30_000)
-            assert "huge.png" in reply.inner_text() and attach not in reply.inner_text()
-            assert re.search(r"12000[x×]10000", reply.inner_text())
-            # The trace has the notice too (folded: its title shows).
-            notice = "提示" if locale.startswith("zh") else "Notice"
-            sync_api.expect(page.locator("#trace")).to_contain_text(notice)
-        finally:
-            browser.close()
+def test_the_reply_says_the_image_was_refused(open_at, huge, locale, question, said, attach):
+    page = open_at(locale=locale)
+    page.set_input_files("#input input[type=file]", [str(huge)])
+    page.wait_for_function("() => document.querySelectorAll('#input img').length >= 1")
+    page.fill("#input textarea", question)
+    page.press("#input textarea", "Enter")
+    reply = page.locator("#chat .bot-row").last
+    sync_api.expect(reply).to_contain_text(said, timeout=30_000)
+    assert "huge.png" in reply.inner_text() and attach not in reply.inner_text()
+    assert re.search(r"12000[x×]10000", reply.inner_text())
+    # The trace has the notice too (folded: its title shows).
+    notice = "提示" if locale.startswith("zh") else "Notice"
+    sync_api.expect(page.locator("#trace")).to_contain_text(notice)

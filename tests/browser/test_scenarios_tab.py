@@ -16,7 +16,6 @@ import pytest
 import app
 from agent.models import OfflineModel
 from agent.scenarios.format import load_file
-from tests.support.local import CHROMIUM, launched_chromium, serve
 
 pytestmark = pytest.mark.browser
 SCENARIOS = Path(app.__file__).parent / "scenarios"
@@ -42,25 +41,9 @@ turns:
 """
 
 
-# The model of every scenario and turn; a test may slow it down, and it comes back after.
-MODEL = {"factory": OfflineModel}
-
-
-@pytest.fixture(scope="module")
-def url():
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Chromium is not installed")
-    demo = app.build_demo(model_factory=lambda prefs: MODEL["factory"]())
-    try:
-        yield serve(demo, **app.launch_options())
-    finally:
-        demo.close()
-
-
-@pytest.fixture(scope="module")
-def browser(url):
-    with launched_chromium() as browser:
-        yield browser
+@pytest.fixture
+def url(page_url):
+    return page_url
 
 
 def open_tab(browser, url, locale: str = "en-US"):
@@ -91,10 +74,9 @@ def zh_page(browser, url):
 
 
 @pytest.fixture
-def slow():
-    MODEL["factory"] = lambda: OfflineModel(delay=0.1, chunk_size=2)
-    yield
-    MODEL["factory"] = OfflineModel
+def slow(page_model):
+    """The model of every scenario and turn, slowed down; it comes back after."""
+    page_model["factory"] = lambda: OfflineModel(delay=0.1, chunk_size=2)
 
 
 def choose(page, *suites: str) -> None:

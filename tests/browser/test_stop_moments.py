@@ -16,7 +16,7 @@ from pydantic import Field
 
 import app
 from agent.models import ScriptedModel
-from tests.support.local import CHROMIUM, launched_chromium, open_page, serve
+from tests.support.local import CHROMIUM, open_page, serve
 from tools.base import StrictArgs, Tool, ToolResult
 
 pytestmark = pytest.mark.browser
@@ -67,12 +67,6 @@ def url():
         yield serve(demo, **app.launch_options())
     finally:
         demo.close()
-
-
-@pytest.fixture(scope="module")
-def browser(url):
-    with launched_chromium() as browser:
-        yield browser
 
 
 def send(page, text: str) -> float:

@@ -12,7 +12,7 @@ import pytest
 
 import app
 from agent.config import Settings
-from tests.support.local import CHROMIUM, launched_chromium, open_page, serve
+from tests.support.local import CHROMIUM, open_page, serve
 from tests.support.openai_server import OpenAIServer
 from tests.support.page_driver import EXAMPLES, send, wait_done
 from tests.support.text_only_server import LLAMA_CPP_REFUSAL, image_parts, last_user_text
@@ -54,12 +54,6 @@ def url(model_server):
         yield serve(demo, **app.launch_options())
     finally:
         demo.close()
-
-
-@pytest.fixture(scope="module")
-def browser(url):
-    with launched_chromium() as browser:
-        yield browser
 
 
 def test_a_text_only_model_on_the_page(browser, url, model_server):

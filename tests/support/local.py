@@ -50,11 +50,21 @@ def launched_chromium() -> Iterator[Any]:
             browser.close()
 
 
-def open_page(browser: Any, url: str, locale: str = "en-US") -> Any:
-    """The page at `url` at a desktop's size in a context of its own, once its input is there."""
-    context = browser.new_context(locale=locale, viewport={"width": 1400, "height": 1000})
+DESKTOP = {"width": 1400, "height": 1000}
+
+
+def open_page(browser: Any, url: str, locale: str = "en-US", viewport: Any = None) -> Any:
+    """The page at `url` (at a desktop's size unless `viewport` says) in a context of its own,
+    once it has finished loading: its input is there and the conversation the tab had is back,
+    which the page's script marks by naming the tab's conversation in its sessionStorage."""
+    from ui.history_panel import STORAGE_PREFIX
+
+    context = browser.new_context(locale=locale, viewport=viewport or DESKTOP)
     page = context.new_page()
     page.set_default_timeout(30_000)
     page.goto(url)
     page.wait_for_selector("#input textarea")
+    page.wait_for_function(
+        "key => sessionStorage.getItem(key) !== null", arg=STORAGE_PREFIX + "current"
+    )
     return page

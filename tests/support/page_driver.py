@@ -19,6 +19,13 @@ def send(page, text: str, *images: Path) -> None:
     page.press("#input textarea", "Enter")
 
 
+def settled(page, change) -> None:
+    """Make a `change` to a setting and wait until the server has it: each setting is a call
+    of its own, which a turn sent at once could overtake."""
+    with page.expect_response(lambda response: "/run/predict" in response.url):
+        change()
+
+
 def wait_done(page, done: str = "model call", timeout: float = 60_000) -> None:
     from playwright.sync_api import expect
 
