@@ -251,6 +251,7 @@ def _evaluator() -> SimpleEval:
     if evaluator is None:
         evaluator = SimpleEval(operators=OPERATORS, functions=FUNCTIONS, names=NAMES)
         handlers = evaluator.nodes
+        assert handlers is not None  # made with the evaluator; None only in its type
         evaluator.nodes = {kind: handlers[kind] for kind in _EVALUATED}
         _local.evaluator = evaluator
     return evaluator

@@ -138,7 +138,9 @@ def dominant_colours(image: Image.Image, count: int) -> list[dict[str, Any]]:
     palette = quantised.getpalette() or []
     counts = quantised.getcolors(maxcolors=256) or []
     clusters = sorted(
-        ((n, tuple(palette[3 * i : 3 * i + 3])) for n, i in counts), key=lambda c: -c[0]
+        # A palette image's colours are palette indexes.
+        ((n, tuple(palette[3 * i : 3 * i + 3])) for n, i in counts if isinstance(i, int)),
+        key=lambda c: -c[0],
     )
     merged: list[list[Any]] = []  # [pixel count, weighted rgb sum, lab of the first, name]
     for n, rgb in clusters:

@@ -96,8 +96,11 @@ def apply(image: Image.Image, args: ImageEditArgs, language: str = "en") -> tupl
             return image.copy(), w["unchanged"]
         turn = w["clockwise" if args.degrees > 0 else "anticlockwise"]
         fill = (0, 0, 0, 0) if image.mode == "RGBA" else "white"
-        exact = {90: Image.Transpose.ROTATE_270, 180: Image.Transpose.ROTATE_180,
-                 270: Image.Transpose.ROTATE_90}  # fmt: skip
+        exact: dict[float, Image.Transpose] = {
+            90: Image.Transpose.ROTATE_270,
+            180: Image.Transpose.ROTATE_180,
+            270: Image.Transpose.ROTATE_90,
+        }
         if angle in exact:
             rotated = image.transpose(exact[angle])
         else:

@@ -80,7 +80,8 @@ def _value(raw: Any, prop: dict[str, Any]) -> Any:
         number = float(match.group())
         return int(number) if kind == "integer" and number.is_integer() else number
     if kind == "array":
-        items = prop.get("items") if isinstance(prop.get("items"), dict) else {}
+        items = prop.get("items")
+        items = items if isinstance(items, dict) else {}
         choices = items.get("enum") if isinstance(items.get("enum"), list) else None
         if choices:
             return [str(c) for c in choices if re.search(rf"\b{re.escape(str(c))}\b", text, re.I)]

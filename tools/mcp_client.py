@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -221,7 +221,7 @@ class Connection:
 
 
 @contextlib.asynccontextmanager
-async def _http(client_of: Any, make_http: Any, spec: ServerSpec) -> Any:
+async def _http(client_of: Any, make_http: Any, spec: ServerSpec) -> AsyncIterator[Any]:
     async with (
         make_http(headers=spec.headers or None) as http,
         client_of(spec.url or "", http_client=http) as streams,

@@ -9,6 +9,7 @@ build, which needs no libGL), and where that cannot load the app must still star
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -63,10 +64,10 @@ class Engine:
         self._thresh = float(settings["Cls.cls_thresh"])
         classify = self._engine.cls_and_rotate
 
-        def noting_turns(crops: list[Any]) -> Any:
+        def noting_turns(img: list[Any]) -> Any:
             # Whether a line was turned over to be read: its character boxes then do not lie
             # over its ink (measured on an upside-down notice).
-            turned, found = classify(crops)
+            turned, found = classify(img)
             self._turned = self._turned or any(
                 "180" in str(label) and float(score) > self._thresh
                 for label, score in found.cls_res or ()
@@ -91,7 +92,8 @@ class Engine:
             (np.asarray(box, dtype=float).tolist(), str(text), float(score))
             for box, text, score in zip(boxes, texts, scores, strict=True)
         ]
-        words = getattr(found, "word_results", None) or ()
+        # Per line, its characters (rapidocr's annotation has one line only).
+        words: Sequence[Any] = getattr(found, "word_results", None) or ()
         # The engine leaves out the lines it found no character boxes for, so its list is only
         # known to match the lines when it is as long; and a line turned over has them mirrored.
         if len(words) != len(lines) or self._turned:

@@ -48,7 +48,7 @@ class Gaps:
         if ink.mean() > 0.5:  # light text on a dark ground
             ink = ~ink
         top, bottom = _text_band(ink)
-        columns = ink[top:bottom].any(axis=0)
+        columns = np.any(ink[top:bottom], axis=0)
         inked = np.flatnonzero(columns)
         if bottom - top < 3 or len(inked) < 2:
             return

@@ -85,8 +85,9 @@ def _engine_input(image: Image.Image) -> Image.Image:
     if min(image.size) < long_side * MIN_ASPECT:
         width = max(image.width, round(long_side * MIN_ASPECT))
         height = max(image.height, round(long_side * MIN_ASPECT))
-        corner = image.getpixel((0, 0))
-        image = ImageOps.pad(image, (width, height), color=corner, centering=(0, 0))
+        corner = image.getpixel((0, 0))  # an RGB image's pixel is a tuple
+        color = corner if isinstance(corner, tuple) else None
+        image = ImageOps.pad(image, (width, height), color=color, centering=(0, 0))
     return image
 
 
