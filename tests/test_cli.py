@@ -100,7 +100,9 @@ def test_json_prints_each_event_as_one_line_of_the_export_format(cli):
     calls = [e for e in events if e.type == "tool_call"]
     results = [e for e in events if e.type == "tool_result"]
     assert [c.call_id for c in calls] == [r.call_id for r in results] != []
-    assert load_trace(export_trace(events)) == events
+    # The export leaves out the `model_wait`s a slow first call prints (a busy machine).
+    said = [e for e in events if e.type != "model_wait"]
+    assert load_trace(export_trace(events)) == said
     # Each model call's line carries its tokens, estimated where the model counts none.
     model_calls = [e for e in events if e.type == "model_call"]
     assert model_calls and all(
