@@ -73,15 +73,15 @@ def request_tokens(
 def reply_tokens(pieces: Iterable[Any]) -> int:
     """About how many tokens a streamed reply is: its text, and its tool calls' names and
     arguments."""
-    count = 0
+    # Read as one text: a reply streams in many small pieces.
+    text: list[str] = []
     for piece in pieces:
         if isinstance(piece, str):
-            count += text_tokens(piece)
+            text.append(piece)
         else:
-            count += text_tokens(getattr(piece, "name", "")) + text_tokens(
-                getattr(piece, "arguments", "")
-            )
-    return count
+            text += (str(getattr(piece, "name", "")), "\n", str(getattr(piece, "arguments", "")))
+            text.append("\n")
+    return text_tokens("".join(text))
 
 
 class Tokens(BaseModel):
