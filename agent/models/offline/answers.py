@@ -212,7 +212,7 @@ def picked(question: str, image: str, lines: list[str], language: str) -> str | 
     if picking.wants_whole_text(question):
         return None
     words = words_for(language)
-    lines = [line.removesuffix(" (?)") for line in lines]
+    lines = [picking.mend(line.removesuffix(" (?)")) for line in lines]
     picks = picking.pick(question, lines)
     if picks is None:
         shared = picking.matching(question, lines)

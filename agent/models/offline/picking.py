@@ -141,6 +141,28 @@ class Pick:
     how: str = ""
 
 
+# The OCR splits a number where its digits stand apart ("TOTAL 1 1.34", "10:00-1 6:00"): a
+# digit and a time or an amount after one space are one value when joined they are one. An
+# amount only after a currency sign or a total's label: elsewhere "2 1.34" is a count and a price.
+_SPLIT_TIME = re.compile(r"(?<![\d.,:：])(\d) (\d[:：]\d{2})(?!\d)")
+_SPLIT_MONEY = re.compile(
+    r"((?:[$€£¥￥]|(?<!sub)(?<!sub )\btotal\b(?:\s+due)?|amount\s+due|balance\s+due|合计|总计"
+    r"|实付|应付|总额|实收|总金额)\s?[:：]?\s?\d{1,3}) (\d{1,3}[.,]\d{2})(?!\d)",
+    re.IGNORECASE,
+)
+_SPLIT_CENTS = re.compile(r"(\d) ([.,]\d{2})(?!\d)")
+
+
+def mend(line: str) -> str:
+    """The line with the numbers the OCR split joined again (see `_SPLIT_TIME`)."""
+    line = _SPLIT_TIME.sub(
+        lambda m: m.group(1) + m.group(2) if int(m.group(1) + m.group(2)[0]) < 24 else m.group(0),
+        line,
+    )
+    line = _SPLIT_MONEY.sub(r"\1\2", line)
+    return _SPLIT_CENTS.sub(r"\1\2", line)
+
+
 def wants_whole_text(question: str) -> bool:
     """Whether the question asks what the image says (or nothing in particular); one that
     also asks for something in it ("read me the total") wants that."""
@@ -214,7 +236,24 @@ def field(kind: str, lines: list[str]) -> Pick:
             money = re.fullmatch(rf"\s*({_MONEY})\s*", below)
             if re.search(spec.label, line, re.IGNORECASE) and money:
                 return Pick(kind, money.group(1), f"{line}\n{below}")
+        return _total_line(lines)
     return Pick(kind)
+
+
+def _total_line(lines: list[str]) -> Pick:
+    """A total read too badly to be an amount ("TOTAL 1l.34") is still the total: what follows
+    its label (or the line under it), never "there is no total"."""
+    label = re.compile(rf"(?:{FIELDS['total'].label})\s?[:：]?", re.IGNORECASE)
+    for n in reversed(range(len(lines))):
+        if not (found := label.search(lines[n])):
+            continue
+        rest = lines[n][found.end() :].strip(" :：")
+        below = lines[n + 1].strip() if n + 1 < len(lines) else ""
+        if rest:
+            return Pick("total", rest, lines[n])
+        if re.search(r"\d", below):
+            return Pick("total", below, f"{lines[n]}\n{below}")
+    return Pick("total")
 
 
 _ANY_LABEL = re.compile(
