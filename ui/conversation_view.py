@@ -17,7 +17,6 @@ import zipfile
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 from PIL import Image
@@ -28,7 +27,14 @@ from agent.events import load_trace
 from .conversation_export import FORMAT, VERSION
 from .history import joined
 from .json_bounds import OutOfBounds, check_text, check_value
-from .page_values import chat_messages, trace_messages
+from .page_values import (
+    ReadConversation,
+    ReadImage,
+    ReadPrefs,
+    ReadTurn,
+    chat_messages,
+    trace_messages,
+)
 from .trace_view import TurnView, render
 
 # What one opened file may hold, checked before any of it is unpacked or parsed: entries of
@@ -342,18 +348,18 @@ def _image_ids(turn: ViewedTurn) -> list[str]:
 
 def viewer_values(turns: list[ViewedTurn], language: str) -> tuple[list, list]:
     """The chat and the trace for `turns`, as the main page shows a conversation."""
-    records = []
+    records: list[ReadTurn] = []
     for number, turn in enumerate(turns, 1):
         view: TurnView = render(turn.events, number, language, turn.text)
         if not view.done:
             view.stop()  # a turn that never finished stays finished here: nothing runs on
         refs = [
-            SimpleNamespace(path=path, id=image_id)
+            ReadImage(path, image_id)
             for path, image_id in zip(turn.images, _image_ids(turn), strict=True)
             if Path(path).is_file()
         ]
-        records.append(SimpleNamespace(text=turn.text, refs=refs, view=view, gone=[]))
-    shown = SimpleNamespace(turns=records, prefs=SimpleNamespace(language=language))
+        records.append(ReadTurn(turn.text, refs, view))
+    shown = ReadConversation(records, ReadPrefs(language))
     # An older trace does not hold the person's words: no empty bubble stands for them.
     said = iter([turn.said for turn in turns])
     chat = [m for m in chat_messages(shown) if m["role"] != "user" or next(said)]

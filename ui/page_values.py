@@ -4,6 +4,7 @@ line. Pure data, no gradio; each turn's own trace comes from its `TurnView`."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,13 +23,42 @@ if TYPE_CHECKING:
 TRACE_TURNS = 20
 
 
+@dataclass
+class ReadImage:
+    path: str
+    id: str
+
+
+@dataclass
+class ReadTurn:
+    """A turn of a conversation read from a file, with what the chat and the trace show."""
+
+    text: str
+    refs: list[ReadImage]
+    view: TurnView
+    gone: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ReadPrefs:
+    language: str
+
+
+@dataclass
+class ReadConversation:
+    """A conversation read from a file (`ui.conversation_view`), shown as a session's is."""
+
+    turns: list[ReadTurn]
+    prefs: ReadPrefs
+
+
 def page_values(state: PageState) -> tuple:
     """What a turn streams: only values, never component updates, because each component
     update makes Gradio rebuild that component's config on the event loop."""
     return chat_messages(state), trace_messages(state), state, status_text(state)
 
 
-def chat_messages(state: PageState) -> list[dict[str, Any]]:
+def chat_messages(state: PageState | ReadConversation) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = []
     for record in state.turns:
         gone = [t("image_gone", state.prefs.language).format(id=i) for i in record.gone]
@@ -43,7 +73,7 @@ def chat_messages(state: PageState) -> list[dict[str, Any]]:
     return messages
 
 
-def trace_messages(state: PageState) -> list[dict[str, Any]]:
+def trace_messages(state: PageState | ReadConversation) -> list[dict[str, Any]]:
     """Every recent turn's steps; finished turns fold, except the latest, which stays open.
     The page sends the whole trace on every update, so older turns leave it (not the chat)."""
     messages = [m for record in state.turns[-TRACE_TURNS:] for m in record.view.messages]
