@@ -199,3 +199,27 @@ async def test_a_page_load_after_a_message_was_taken_restores_nothing_over_it(br
     *_, (chat, _, state, status) = await run(page.send(taken, state))
     assert len(state.turns) == 1 and "4" in str(chat[-1]) and status
     state.close()
+
+
+async def test_a_question_is_saved_with_its_pending_task_by_the_turn_itself(browser):
+    # A reload right after the question, before the save that follows the turn, keeps the
+    # task it asks for: the turn's own last save carries it.
+    page, panel_ = panel()
+    tab = browser.tab()
+    state = page.new_state()
+    _box, taken, state, saved = await panel_.taking(page.take)(
+        {"text": "Convert 5 miles", "files": []}, state
+    )
+    tab.apply(saved)
+    for update in await run(panel_.saving(page.send)(taken, state)):
+        if update[4] != gr.skip():
+            tab.apply(update[4])
+    kept = browser.kept(tab)["conversations"][0]
+    assert kept["task"]["tool"] == "convert_units" and kept["task"]["missing"] == ["to_unit"]
+    tab.reload()
+    again = page.new_state()
+    panel_.load(again, tab.payload())
+    *_, (chat, _, _, _) = await run(page.chat({"text": "km"}, again))
+    assert "8.04672 km" in chat[-1]["content"]
+    state.close()
+    again.close()

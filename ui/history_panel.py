@@ -285,6 +285,14 @@ class History:
                         yield (*update, kept.patch(ops) if ops else gr.skip())
                     else:
                         yield (*update, gr.skip())
+                # The turn has committed to the conversation by now (`agent.session`): what it
+                # left (a question's pending task, the history) is saved at once, not by the
+                # save after the turn, so a reload right after its last words keeps them.
+                if record is not None and isinstance(state, PageState) and not state.running:
+                    kept = self.kept(state)
+                    ops = kept.changes(state)
+                    if ops:
+                        yield (*[gr.skip()] * 4, kept.patch(ops))
             finally:
                 # Closed at once, and everything it relays with it: a turn left suspended
                 # would commit its stopped record only when collected.
