@@ -139,6 +139,9 @@ def _decide(request: ModelRequest, seen: conversation.Seen, words: dict[str, str
             return f"Thought: {words['cancel_thought']}\nAnswer: {words['cancel']}"
         question, pending = rest, None
     ranked = _fillable_first(rank_tools(question, request.tools, bool(ids)), question, ids)
+    if ids and ranked and picking.about_the_text(question):
+        # "What time is boarding?", "几点登机？" with a boarding pass: what it shows, not a clock.
+        ranked = [tool for tool in ranked if getattr(tool, "uses_images", False)]
     if pending is not None and (not ranked or ranked[0] is pending):
         found = extract(pending, question, ids, request.known)
         # A question of its own that fills nothing is a new request, not a reply; so is a
@@ -192,6 +195,7 @@ def _decide(request: ModelRequest, seen: conversation.Seen, words: dict[str, str
         or _ABOUT_IMAGE.search(question)
         or content_of(question)
         or names_an_image(question)
+        or picking.about_the_text(question)
     )
     if ids and reader and about_image:
         if choice.image_id is None:

@@ -8,6 +8,7 @@ question that asks what the image says gets none of this (the whole text is its 
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import re
 from dataclasses import dataclass
@@ -40,13 +41,13 @@ FIELDS: dict[str, Field] = {
         r"[A-Z]{0,2}\s?\d{1,3}[A-Z]?(?![:.：]\d)\b|[A-Z]\b",
     ),
     "closes": Field(
-        r"\bclos(?:e|es|ing)\b|关闭|截止|关门|停止登机",
+        r"\bclos(?:e|es|ing)\b|关闭|截止|关门|停止登机|几点关|什么时候关",
         r"\bgate\s+clos(?:es|ing)\b|\bclos(?:es|ing)(?:\s+time)?\b|登机口关闭|截止登机|停止登机"
         r"|关闭时间",
         _TIME,
     ),
     "boarding": Field(
-        r"\bboard(?:ing)?\b(?!\s*pass)|登机时间|几点登机|什么时候登机",
+        r"\bboard(?:ing)?\b(?!\s*pass)|登机时间|几点.{0,3}登机|什么时候.{0,3}登机|开始登机",
         r"\bboarding(?:\s+time)?\b(?!\s*pass)|登机时间",
         _TIME,
     ),
@@ -73,7 +74,7 @@ FIELDS: dict[str, Field] = {
     ),
     "total": Field(
         r"how much|\btotal\b|\bpa(?:y|id)\b|\bcost\b|\bowe\b|\bamount\b|\bspen[dt]\b"
-        r"|多少钱|总共|合计|一共|总价|总额|付了|花了|实付",
+        r"|多少钱|总共|合计|一共|总价|总额|金额|付了|花了|实付",
         r"(?<!sub)(?<!sub )\btotal\b(?:\s+due)?|amount\s+due|balance\s+due|\bto\s+pay\b|\bamount\b"
         r"|合计|总计|实付|应付|总额|实收|总金额",
         _MONEY,
@@ -123,7 +124,7 @@ _STOP = frozenset({
 })  # fmt: skip
 _PRICE_WORDS = frozenset({
     "price", "cost", "costs", "pay", "paid", "total", "receipt", "bill", "amount", "多少", "总共",
-    "合计", "一共", "小票",
+    "合计", "一共", "小票", "金额",
 })  # fmt: skip
 _ZH_STOP = re.compile(r"什么|多少|哪个|哪里|几点|上面|图片|照片|这个|那个|请问|告诉|一下|是不|怎么")
 
@@ -171,8 +172,46 @@ def wants_whole_text(question: str) -> bool:
     return bool(_WHOLE.search(question)) or not _keywords(question)
 
 
+# The words of FIELDS' questions, for a question that misspells one ("whats the totla?").
+_ASKED_WORDS = (
+    "total", "amount", "cost", "paid", "gate", "closes", "closing", "boarding", "departure",
+    "seat", "platform", "terminal", "flight", "expiry", "expires", "open", "opening", "hours",
+)  # fmt: skip
+# Opening hours asked in so many words, or for a day: what a sign shows, not what a clock does.
+_OPENING = re.compile(r"\bopen|\bhours\b|营业|开门|开放|几点开|开到几点|关门", re.I)
+
+
+def about_the_text(question: str) -> bool:
+    """Whether the question asks for something an image would show written (a total, a gate,
+    the hours on Saturday), rather than "what time is it?"."""
+    kinds = asks(question)
+    if set(kinds) - {"hours"}:
+        return True
+    return bool(kinds) and bool(_OPENING.search(question) or asked_day(question) is not None)
+
+
 def asks(question: str) -> list[str]:
     """What the question asks for, in the order of FIELDS, with "hours" for opening hours."""
+    found = _asks(question)
+    if set(found) <= {"hours"}:  # "when" and "what time" ask for hours; "boardng" for more
+        again = _asks(_respelled(question))
+        if set(again) - {"hours"} or not found:
+            return again
+    return found
+
+
+def _respelled(question: str) -> str:
+    """The question with a word one typo away from one of `_ASKED_WORDS` spelled right."""
+
+    def right(match: re.Match[str]) -> str:
+        word = match.group(0)
+        close = difflib.get_close_matches(word.lower(), _ASKED_WORDS, n=1, cutoff=0.8)
+        return close[0] if close else word
+
+    return re.sub(r"[A-Za-z]{4,}", right, question)
+
+
+def _asks(question: str) -> list[str]:
     found = [kind for kind, field in FIELDS.items() if re.search(field.asked, question, re.I)]
     if "closes" in found and _OPEN_TOO.search(question):
         found.remove("closes")

@@ -108,9 +108,16 @@ HINTS: dict[str, ToolHints] = {
             r"(?:image|photo|picture|pic|img)",
             r"\binfo(?:rmation)? (?:of|about|on|for) (?:the |this |that |my )?(?:\w+ )?"
             r"(?:image|photo|picture|pic|img)",
+            r"\b(?:image|photo|picture|pic|img|file) (?:info(?:rmation)?|details|size|metadata)\b",
+            r"\bwhat size\b",
+            r"\bhow (?:big|large)\b",
         ),
         zh=(
+            # No \b: "照片的EXIF" has no word boundary before EXIF.
+            r"exif",
             r"(?:图片|图像|照片|这张图)的?(?:基本|详细)?信息",
+            r"(?:图片|图像|照片|图)(?:有)?多大|多大的?(?:图片|图像|照片)|(?:图片|图像|照片)的?大小",
+            r"文件大小",
             r"拍摄",
             r"分辨率",
             r"尺寸",
@@ -195,6 +202,9 @@ HINTS: dict[str, ToolHints] = {
             r"\d\s*(?:" + _CHINESE_UNITS + r")\s*(?:等于|是|合|能换)多少",
             r"(?:摄氏|华氏)",
             r"单位转换",
+            # "把3英里换成公里", "3英里转换成公里": a target unit after a conversion word.
+            r"(?:换成|换算成|转换成|转成|折合成?)\s*"
+            r"(?:" + _CHINESE_UNITS + "|" + _COMMON_UNITS + ")",
             r"算\D{0,6}\d+(?:\.\d+)?\s*(?:" + _CHINESE_UNITS + ")",
         ),
     ),
@@ -209,7 +219,7 @@ HINTS: dict[str, ToolHints] = {
             r"\btime ?zone\b",
         ),
         zh=(
-            r"几点(?!.{0,4}(?:关门|开门|开始|结束|营业|闭馆|关闭|开放|出发|到达|起飞|下班|上班|发车))",
+            r"几点(?!.{0,4}(?:关|开|结束|营业|闭馆|出发|到达|起飞|下班|上班|发车|登机))",
             r"现在.{0,6}时间",
             r"当地时间",
             r"时区",
