@@ -67,6 +67,7 @@ async def call_tool(tool: Tool, args: BaseModel, ctx: ToolContext, timeout: floa
             result = await tool.run(args, ctx)
     elif getattr(tool, "quick", False):
         result = tool.run(args, ctx)
+        assert not inspect.isawaitable(result)  # `run` is no coroutine function
     else:
         result = await _in_thread(tool.run, args, ctx, timeout)
     return ToolResult(text=result) if isinstance(result, str) else result

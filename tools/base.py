@@ -14,9 +14,9 @@ import copy
 import functools
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from PIL import Image
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
@@ -189,7 +189,11 @@ def language_of(ctx: ToolContext | None) -> str:
     return ctx.language if ctx is not None else "en"
 
 
-class Tool:
+# A tool's argument model (`Tool.Args`), which its `run` takes validated.
+ArgsT = TypeVar("ArgsT", bound=BaseModel)
+
+
+class Tool(Generic[ArgsT]):
     """Base class for tools. Subclasses set the class attributes and implement `run`.
 
     `extract` pulls whatever arguments it can from the person's words: the task dialogue reads
@@ -198,7 +202,7 @@ class Tool:
 
     name: ClassVar[str]
     description: ClassVar[str]
-    Args: ClassVar[type[BaseModel]]
+    Args: type[ArgsT]  # set on the class, as the others are
     timeout: ClassVar[float] = 30.0
     uses_images: ClassVar[bool] = False
     # A synchronous tool whose work is small and bounded runs on the event loop itself: for it
@@ -212,7 +216,7 @@ class Tool:
         """Arguments read from `text`; missing ones are asked for."""
         return {}
 
-    def run(self, args: BaseModel, ctx: ToolContext) -> ToolResult:  # may also be async
+    def run(self, args: ArgsT, ctx: ToolContext) -> ToolResult | Awaitable[ToolResult]:
         raise NotImplementedError
 
     def warm_up(self) -> None:

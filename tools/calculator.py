@@ -121,7 +121,7 @@ def find_expression(text: str) -> str | None:
     return best or None
 
 
-class Calculator(Tool):
+class Calculator(Tool[CalculatorArgs]):
     name = "calculator"
     quick = True
     description = (

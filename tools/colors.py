@@ -172,7 +172,7 @@ def dominant_colours(image: Image.Image, count: int) -> list[dict[str, Any]]:
     return colours
 
 
-class Colors(Tool):
+class Colors(Tool[ColorsArgs]):
     name = "colors"
     description = (
         "List the dominant colours of an image, most common first, each with a colour name, a "

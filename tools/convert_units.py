@@ -243,7 +243,7 @@ def _units_in_reply(text: str, known: dict[str, Any]) -> dict[str, Any]:
     return fill_slot(reply, unit, ("from_unit", "to_unit"), known) if unit else {}
 
 
-class ConvertUnits(Tool):
+class ConvertUnits(Tool[ConvertArgs]):
     name = "convert_units"
     quick = True
     description = (

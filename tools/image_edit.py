@@ -150,7 +150,7 @@ _SAID = {
 }
 
 
-class ImageEdit(Tool):
+class ImageEdit(Tool[ImageEditArgs]):
     name = "image_edit"
     description = (
         "Edit an image to see it better: rotate by degrees, flip horizontally or vertically, "

@@ -228,7 +228,7 @@ def _describe(info: dict[str, Any], exif: dict[str, Any], language: str = "en") 
     return text + w["exif"].format(parts=w["parts"].join(parts))
 
 
-class ImageInfo(Tool):
+class ImageInfo(Tool[ImageInfoArgs]):
     name = "image_info"
     description = (
         "Facts about an image file: its size in pixels, format and colour mode, and the camera "

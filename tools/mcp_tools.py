@@ -36,7 +36,7 @@ _HUBS: dict[Path, Hub] = {}
 _HUBS_LOCK = threading.Lock()
 
 
-class McpTool(Tool):
+class McpTool(Tool[BaseModel]):
     """A tool of an MCP server; `make_tool` sets the class attributes."""
 
     hub: ClassVar[Hub]

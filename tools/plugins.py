@@ -81,7 +81,7 @@ class PluginError(ToolInputError):
         self.timeout_seconds = timeout_seconds
 
 
-class PluginTool(Tool):
+class PluginTool(Tool[BaseModel]):
     """A tool whose work is one HTTP call (or a short declared chain) described by a manifest."""
 
     manifest: ClassVar[PluginManifest]

@@ -199,7 +199,7 @@ def _words(gray: np.ndarray, polygon: Any, text: str, chars: list[Any]) -> str:
     return tidy(text, read, gaps)
 
 
-class ReadText(Tool):
+class ReadText(Tool[ReadTextArgs]):
     name = "read_text"
     description = (
         "Read the text in an image (OCR; Chinese and English), line by line in reading order. "

@@ -73,7 +73,7 @@ def scan(image: Image.Image) -> list[dict[str, Any]]:
     return codes
 
 
-class ScanCode(Tool):
+class ScanCode(Tool[ScanCodeArgs]):
     name = "scan_code"
     description = (
         "Find and decode QR codes and barcodes (EAN, UPC, Code 128, Data Matrix, PDF417, Aztec "

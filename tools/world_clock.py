@@ -199,7 +199,7 @@ _IANA_PATTERN = re.compile(r"\b[A-Z][A-Za-z_]+(?:/[A-Za-z_+-]+){1,2}\b")
 _IN_PLACE = re.compile(r"\b(?:in|at|for)\s+([A-Z][a-zA-Z]+(?:\s+[A-Z][a-zA-Z]+)?)")
 
 
-class WorldClock(Tool):
+class WorldClock(Tool[WorldClockArgs]):
     name = "world_clock"
     quick = True
     description = (

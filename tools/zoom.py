@@ -179,7 +179,7 @@ def crop_box(
     return x0, y0, min(x1, width), min(y1, height)
 
 
-class Zoom(Tool):
+class Zoom(Tool[ZoomArgs]):
     name = "zoom"
     description = (
         "Crop part of an image and enlarge it, to read small print or see detail. Choose a named "
