@@ -120,3 +120,18 @@ async def test_follow_ups_about_the_hours_in_either_language(tools, images, ques
     language = "en" if question.isascii() else "zh"
     await ask(tools, "When does it open on Saturday?", images["hours_en"], "en", session)
     assert await ask(tools, question, None, language, session) == answer
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("what's the seat on img_1?", "Seat 23A (img_1: “GATE 22 SEAT 23A”)."),
+        ("img_1 的座位是多少？", "座位 23A（img_1：“GATE 22 SEAT 23A”）。"),
+        ("which gate is on img_1?", "Gate 22 (img_1: “GATE 22 SEAT 23A”)."),
+    ],
+)
+async def test_an_earlier_image_named_by_id_answers_what_is_asked(tools, images, question, answer):
+    session = Session()
+    await ask(tools, "what does it say?", images["pass_en"], "en", session)
+    language = "en" if question.isascii() else "zh"
+    assert await ask(tools, question, None, language, session) == answer

@@ -274,7 +274,12 @@ def _failed(request: ModelRequest) -> bool:
 
 
 def _names_only_an_image(question: str) -> bool:
-    return len(question) <= MAX_FOLLOW_UP_CHARS and names_an_image(question)
+    """ "The second one", "img_2": an image and nothing asked of it ("the seat on img_1" asks)."""
+    return (
+        len(question) <= MAX_FOLLOW_UP_CHARS
+        and names_an_image(question)
+        and not picking.asks(question)
+    )
 
 
 def _no_such_image(choice: ImageChoice, ids: Sequence[str], language: str) -> str:
