@@ -79,10 +79,11 @@ def _coordinate(value: Any, ref: Any, negative: str, limit: float) -> float | No
         and len(value) in (2, 3)
         and not (len(value) == 2 and all(isinstance(v, int) for v in value))
     ):
-        parts = [_number(v) for v in value]
-        if any(p is None or p < 0 for p in parts):
+        read = [_number(v) for v in value]
+        parts = [p for p in read if p is not None and p >= 0]  # `_number` gives no NaN
+        if len(parts) < len(read):
             return None
-        number = sum(p / 60**i for i, p in enumerate(parts))  # type: ignore[operator]
+        number = sum(p / 60**i for i, p in enumerate(parts))
     else:
         number = _number(value)
     if number is None:
