@@ -1,7 +1,11 @@
-"""What the page's browser tests share: one Chromium and one launched app per test process
-(each test opens its own page, its own session), a model each test may choose (`page_model`),
-and opening the page at a phone's or a desktop's size in a language. A file that needs an app
-of its own (other tools or settings) launches it as its `url` and still uses this Chromium."""
+"""What the page's browser tests share: one launched app per test process (each test opens its
+own page, its own session), Chromium for each file, a model each test may choose
+(`page_model`), and opening the page at a phone's or a desktop's size in a language. A file
+that needs an app of its own (other tools or settings) launches it as its `url`.
+
+Chromium is not kept for the whole process: Playwright's synchronous API keeps an event loop
+running in the test thread while it is open, and the asyncio tests that a worker runs after
+the browser files need that thread's loop free."""
 
 from __future__ import annotations
 
@@ -50,7 +54,7 @@ def page_url(chosen_model):
         demo.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium():
     if not Path(CHROMIUM).exists():
         pytest.skip("Chromium is not installed")
@@ -59,7 +63,7 @@ def chromium():
         yield browser
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(chromium):
     return chromium
 
