@@ -7,6 +7,7 @@
 //   conversation(id)     one kept conversation, as text, to open it again
 //   sending(message)     the message leaving the input, kept until the server says it took it
 //   lost()               the id of a conversation a patch could not be applied to, once
+//   heldElsewhere(id)    whether another open tab has that conversation on its page
 //
 // Each conversation has a key of its own, and the list of them is merged entry by entry, so
 // tabs do not overwrite each other's; each tab's own conversation is in its sessionStorage.
@@ -16,6 +17,13 @@
   const CURRENT = settings.prefix + "current";
   const PENDING = settings.prefix + "pending";
   const LOST = settings.prefix + "lost";
+  // Which tab has which conversation on its page: a mark per conversation, renewed while the
+  // tab is open. A conversation another tab has opens as a copy, and is not deleted under it.
+  const OPEN = settings.prefix + "open/";
+  const TAB_KEY = settings.prefix + "tab";
+  const FRESH_MS = 15000;
+  const TAB = sessionStorage.getItem(TAB_KEY) || Math.random().toString(16).slice(2, 14);
+  sessionStorage.setItem(TAB_KEY, TAB);
   let lastSeq = 0;
   // A message the tab's previous page sent and the server had not said it took: the page
   // sends it up as it loads (one this page sends meanwhile is its own).
@@ -122,6 +130,41 @@
     writeIndex(index);
   };
 
+  const readMark = (id) => parse(localStorage.getItem(OPEN + id)) || null;
+
+  const heldElsewhere = (id) => {
+    const mark = id ? readMark(id) : null;
+    return Boolean(mark && mark.tab !== TAB && Date.now() - (mark.at || 0) < FRESH_MS);
+  };
+
+  let marked = null;
+  const mark = () => {
+    const id = sessionStorage.getItem(CURRENT);
+    if (marked && marked !== id) {
+      const old = readMark(marked);
+      if (old && old.tab === TAB) localStorage.removeItem(OPEN + marked);
+    }
+    marked = id;
+    if (!id || heldElsewhere(id)) return;
+    try {
+      localStorage.setItem(OPEN + id, JSON.stringify({tab: TAB, at: Date.now()}));
+    } catch (error) {
+      // A full storage keeps conversations first; the mark is only a courtesy to other tabs.
+    }
+  };
+
+  const newId = () =>
+    Array.from({length: 12}, () => Math.floor(Math.random() * 16).toString(16)).join("");
+
+  // A kept conversation to open; one another tab has on its page comes as a copy of its own.
+  const conversation = (id) => {
+    const text = id ? localStorage.getItem(CONVERSATION + id) || "" : "";
+    if (!text || !heldElsewhere(id)) return text;
+    const copy = parse(text);
+    if (!copy || typeof copy !== "object") return text;
+    return JSON.stringify(Object.assign(copy, {id: newId(), copy_of: id}));
+  };
+
   const drop = (id) => {
     localStorage.removeItem(CONVERSATION + id);
     const index = readIndex();
@@ -144,6 +187,7 @@
         writeIndex(index);
       }
     }
+    mark();
   };
 
   // A conversation key the list does not name (a tab wrote it as another wrote the list)
@@ -199,10 +243,19 @@
     });
   };
 
+  if (typeof window.addEventListener === "function") {
+    setInterval(mark, FRESH_MS / 3);
+    window.addEventListener("pagehide", () => {
+      const old = marked ? readMark(marked) : null;
+      if (old && old.tab === TAB) localStorage.removeItem(OPEN + marked);
+    });
+  }
+
   window.agentHistory = {
     apply,
     payload,
-    conversation: (id) => (id ? localStorage.getItem(CONVERSATION + id) || "" : ""),
+    conversation,
+    heldElsewhere,
     sending: (message) => {
       const files = ((message && message.files) || []).map((f) => (f && f.path) || "");
       const text = (message && message.text) || "";

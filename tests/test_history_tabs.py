@@ -294,3 +294,55 @@ def test_the_benchmark_keeps_conversations_as_the_page_does(browser):
     assert len([m for m in shown[0] if m["role"] == "user"]) == 3
     for s in (state, *sessions):
         s.close()
+
+
+async def test_a_conversation_another_tab_has_opens_as_a_copy_and_both_keep_their_turns(
+    browser,
+):
+    page, panel = offline()
+    one, two = browser.tab("one"), browser.tab("two")
+    first, *_ = opened(page, panel, one)
+    await send(panel, page, one, first, "what is 11*11")
+    kept_id = first.conversation_id
+    second, *_ = opened(page, panel, two)
+    assert two.held_elsewhere(kept_id) and not one.held_elsewhere(kept_id)
+    # Tab two opens tab one's conversation from the list: it gets a copy of its own.
+    sent = two.conversation(kept_id)
+    opened_values = panel.open(kept_id, second, sent)
+    two.apply(opened_values[5])
+    assert second.conversation_id != kept_id
+    assert [t.text for t in second.turns] == ["what is 11*11"]
+    await send(panel, page, two, second, "what is 13*13")
+    await send(panel, page, one, first, "what is 14*14")
+    shown = {}
+    for name, tab in (("one", one), ("two", two)):
+        tab.reload()
+        state, chat, _ = opened(page, panel, tab)
+        shown[name] = [m["content"] for m in chat if m["role"] == "user"]
+        state.close()
+    assert shown["one"] == [["what is 11\\*11"], ["what is 14\\*14"]]
+    assert shown["two"] == [["what is 11\\*11"], ["what is 13\\*13"]]  # nothing lost
+    first.close()
+    second.close()
+
+
+async def test_a_conversation_another_tab_has_is_not_deleted_under_it(browser):
+    page, panel = offline()
+    one, two = browser.tab("one"), browser.tab("two")
+    first, *_ = opened(page, panel, one)
+    await send(panel, page, one, first, "what time is it in Tokyo")
+    tokyo = first.conversation_id
+    second, *_ = opened(page, panel, two)
+    held = "held" if two.held_elsewhere(tokyo) else ""
+    with pytest.warns(UserWarning, match="open in another tab"):
+        deleted = panel.delete(tokyo, second, held)
+    two.apply(deleted[0])
+    await send(panel, page, one, first, "what is 15*15")
+    one.reload()
+    state, chat, _ = opened(page, panel, one)
+    said = [m["content"] for m in chat]
+    assert said[0] == ["what time is it in Tokyo"] and "225" in str(said[-1])
+    assert "Stopped" not in str(said)
+    state.close()
+    first.close()
+    second.close()

@@ -57,6 +57,10 @@ _OPEN_JS = (
     f"(choice, state, sent) => [choice, state, {_HISTORY} ? {_HISTORY}.conversation(choice) : '']"
 )
 _SAVE_JS = f"(state, sent) => [state, {_HISTORY} ? {_HISTORY}.lost() : '']"
+_DELETE_JS = (
+    f"(choice, state, sent) => "
+    f"[choice, state, {_HISTORY} && {_HISTORY}.heldElsewhere(choice) ? 'held' : '']"
+)
 _APPLY_JS = f"(patch) => {{ if ({_HISTORY} && patch) {_HISTORY}.apply(patch); }}"
 
 
@@ -333,20 +337,31 @@ class History:
             gr.Warning(t("conversation_missing", language))
             return self._whole(state, [kept.remove(choice)], False)
         conversation = read_conversation(sent)
-        if conversation is not None and conversation["id"] != choice:
+        # Another tab has it on its page: the browser sent a copy under an id of its own,
+        # which this tab goes on with, so neither tab's turns overwrite the other's.
+        copied = conversation is not None and conversation.get("copy_of") == choice
+        if conversation is not None and conversation["id"] != choice and not copied:
             conversation = None
         state, ops = self._leave(state)
         if conversation is None or not self._open(state, conversation):
             gr.Warning(t("history_unreadable", language))
             return self._whole(state, [*ops, kept.remove(choice)], False)
+        if copied:
+            kept.forget(state.conversation_id)  # the browser keeps nothing under its id yet
+            gr.Info(t("conversation_copied", language))
         ops.append({"op": "current", "id": state.conversation_id})
         return self._whole(state, ops + kept.changes(state), True)
 
-    def delete(self, choice: str | None, state: PageState | None) -> tuple:
+    def delete(self, choice: str | None, state: PageState | None, held: Any = None) -> tuple:
+        """Delete the past conversation `choice`; not one another tab has on its page
+        (`held`, from the browser), whose next save would bring it back half."""
         state = self.page.use(state)
         kept = self.kept(state)
         if not choice or kept.find(choice) is None or choice == state.conversation_id:
             gr.Warning(t("pick_conversation", state.prefs.language))
+            return self._stored(state, [])
+        if held == "held":
+            gr.Warning(t("conversation_open_elsewhere", state.prefs.language))
             return self._stored(state, [])
         return self._stored(state, [kept.remove(choice)])
 
@@ -409,7 +424,8 @@ def wire_history(
     opened = parts.open_btn.click(
         history.open, [parts.listed, *up], whole, js=_OPEN_JS, queue=False, **quiet
     )
-    parts.delete_btn.click(history.delete, [parts.listed, state], stored, **quiet)
+    deleting = [parts.listed, state, parts.browser]
+    parts.delete_btn.click(history.delete, deleting, stored, js=_DELETE_JS, **quiet)
     cleared = [parts.chatbot, parts.trace, state, parts.status, parts.box, parts.download]
     clear = parts.clear_btn.click(history.clear, [state], [*cleared, *stored], queue=False, **quiet)
     return [loaded, new, opened, clear]

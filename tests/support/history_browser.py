@@ -116,5 +116,8 @@ class Tab:
     def lost(self) -> str:
         return self._call("lost")
 
+    def held_elsewhere(self, conversation_id: str) -> bool:
+        return self._call("heldElsewhere", conversation_id)
+
     def reload(self) -> None:
         self.browser.send({"cmd": "reload", "tab": self.name})
