@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PIL import Image, ImageDraw
 
 from agent import Agent, Session
 from agent.models import OfflineModel
@@ -54,7 +55,12 @@ def images(tmp_path_factory) -> dict[str, Path]:
         "receipt": RECEIPT, "pass_en": PASS_EN, "pass_zh": PASS_ZH, "hours_zh": HOURS_ZH,
         "hours_en": HOURS_EN, "receipt_zh": RECEIPT_ZH,
     }  # fmt: skip
-    return {name: drawn(folder, f"{name}.png", drawn_rows) for name, drawn_rows in rows.items()}
+    found = {name: drawn(folder, f"{name}.png", drawn_rows) for name, drawn_rows in rows.items()}
+    # A yellow disc on blue, which the OCR reads as "O" with little confidence.
+    disc = Image.new("RGB", (200, 200), (30, 60, 200))
+    ImageDraw.Draw(disc).ellipse((50, 50, 150, 150), fill=(255, 220, 0))
+    disc.save(folder / "disc.png")
+    return {**found, "disc": folder / "disc.png"}
 
 
 async def ask(tools, text, image, language="en", session=None):
@@ -135,3 +141,18 @@ async def test_an_earlier_image_named_by_id_answers_what_is_asked(tools, images,
     await ask(tools, "what does it say?", images["pass_en"], "en", session)
     language = "en" if question.isascii() else "zh"
     assert await ask(tools, question, None, language, session) == answer
+
+
+@pytest.mark.parametrize(
+    ("question", "language", "answer"),
+    [
+        ("what does it say?", "en", "I found no text in img_1."),
+        ("上面写了什么？", "zh", "在 img_1 中没有找到文字。"),
+    ],
+)
+async def test_a_shape_read_as_one_doubtful_letter_is_no_text(
+    tools, images, question, language, answer
+):
+    said = await ask(tools, question, images["disc"], language)
+    assert said.startswith(answer)
+    assert "(?)" not in said

@@ -220,7 +220,11 @@ class ReadText(Tool[ReadTextArgs]):
     def run(self, args: ReadTextArgs, ctx: ToolContext) -> ToolResult:
         image = ctx.open_image(args.image_id)
         w = _SAID[language_of(ctx)]
-        lines = recognise(image, args.min_confidence, ctx, self.timeout)
+        lines = [
+            line
+            for line in recognise(image, args.min_confidence, ctx, self.timeout)
+            if not _stray_mark(line)
+        ]
         data = {"image_id": args.image_id, "lines": lines}
         if not lines:
             bar = args.min_confidence > ENGINE_MIN_SCORE
@@ -238,6 +242,13 @@ class ReadText(Tool[ReadTextArgs]):
         doubtful = any(line["confidence"] < DOUBTFUL for line in lines)
         head = w["head"].format(count=count, note=w["doubtful"] if doubtful else "")
         return ToolResult(text=head + "\n" + "\n".join(shown), data=data)
+
+
+def _stray_mark(line: dict[str, Any]) -> bool:
+    """A line of one sign read with doubt, or of one sign that is no letter, digit or character
+    (a circle read as "O (?)", a disc as "●"): a shape the engine took for text, not words."""
+    text = line["text"].strip()
+    return len(text) == 1 and (line["confidence"] < DOUBTFUL or not text.isalnum())
 
 
 # The result's words per language. A doubtful line ends in "(?)" in both: a mark, not a word.
