@@ -156,3 +156,15 @@ async def test_a_shape_read_as_one_doubtful_letter_is_no_text(
     said = await ask(tools, question, images["disc"], language)
     assert said.startswith(answer)
     assert "(?)" not in said
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+async def test_the_same_file_twice_is_said_once(tools, images, language):
+    session = Session()
+    await ask(tools, "what does it say?", images["pass_en"], language, session)
+    agent = Agent(OfflineModel(), tools, language=language)
+    question = "read the text" if language == "en" else "读一下上面的文字"
+    hours = images["hours_en"]
+    answer = (await collect(agent, question, [hours, hours], session))[-1].text
+    assert "img_2" in answer and ("same picture" in answer or "同一张图片" in answer)
+    assert "last image you sent" not in answer and "您刚发的图片" not in answer

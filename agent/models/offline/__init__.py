@@ -227,6 +227,11 @@ def _with_refusals(request: ModelRequest, reply: str) -> str:
         return reply
     if reply.startswith(f"Thought: {words['refused_thought']}"):
         return reply
+    for reason in request.refused_images:
+        if _DUPLICATE.fullmatch(reason):
+            # "b.png is the same picture as img_8…" already says which image was used.
+            for image in re.findall(r"\bimg_\d+\b", reason):
+                reply = reply.replace(f"\n\n{words['used_sent'].format(image=image)}", "")
     return f"{reply}\n\n{_upload_note(request.refused_images, words)}"
 
 
