@@ -28,6 +28,8 @@ from tools.ocr_pool import (
 )
 from tools.read_text import OcrBusy, ReadText, recognise
 
+pytestmark = pytest.mark.real_ocr
+
 ROOT = Path(__file__).resolve().parent.parent
 PIXELS = np.zeros((40, 80, 3), np.uint8)
 
@@ -164,8 +166,6 @@ PARENT = """
 import os, threading, time
 import numpy as np
 from tools.ocr_pool import EngineSpec, OcrPool
-
-pytestmark = pytest.mark.real_ocr
 pool = OcrPool(EngineSpec(factory="tests.support.fake_ocr:Spinner"))
 pool.warm_up()
 pixels = np.zeros((4, 4, 3), np.uint8)
