@@ -211,7 +211,7 @@ class NativeCalls:
             turn.emit(StepRetryEvent(step=step_no, reason=note))
         final = await _run_calls(turn, step_no, calls, names, content)
         if note and final is None:  # after the calls' results, as the model reads its reply's end
-            turn.record("(the reply's other tool calls)", note, kind="feedback", ok=False)
+            turn.record("", note, kind="feedback", ok=False)  # a note, not a step of its own
         return final
 
     @staticmethod

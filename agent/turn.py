@@ -110,11 +110,13 @@ class TurnState:
                 self.steps,
                 self.transcript(),
                 self.language,
-                agent.image_detail,  # type: ignore[arg-type]
+                agent.image_detail,
             )
-            messages = agent.style.messages(context)
+            built: list[dict[str, Any]] = agent.style.messages(context)
+        else:
+            built = messages
         request = model_request(
-            messages,
+            built,
             steps=self.steps,
             question=self.text,
             tools=agent.tools,
