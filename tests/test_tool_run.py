@@ -71,9 +71,10 @@ async def test_a_timeout_is_an_observation_and_the_call_is_told_to_stop(store):
 async def test_waiting_for_a_thread_is_not_counted_against_the_timeout(store, monkeypatch):
     # One tool thread, held by a slow call: the next call waits, then runs in full.
     monkeypatch.setattr(tool_run, "_TOOL_THREADS", tool_run.ThreadPoolExecutor(max_workers=1))
-    first = asyncio.ensure_future(run(Slow(), SlowArgs(seconds=0.4), store, timeout=2.0))
+    # It waits about 2 s for the thread, longer than its own 1.5 s, and runs 0.2 s of them.
+    first = asyncio.ensure_future(run(Slow(), SlowArgs(seconds=2.0), store, timeout=5.0))
     await asyncio.sleep(0.05)
-    second = await run(Slow(), SlowArgs(seconds=0.2), store, timeout=0.3)
+    second = await run(Slow(), SlowArgs(seconds=0.2), store, timeout=1.5)
     assert second.ok, second.text
     assert (await first).ok
 
