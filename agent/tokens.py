@@ -33,6 +33,8 @@ def text_tokens(text: str) -> int:
     """About how many tokens `text` is: one per CJK character, one per four other characters."""
     if not text:
         return 0
+    if text.isascii():  # most prompts: no pattern to run (the step's overhead)
+        return -(-len(text) // CHARS_PER_TOKEN)
     cjk = len(text) - len(_CJK.sub("", text))
     other = len(text) - cjk
     return cjk + -(-other // CHARS_PER_TOKEN)
