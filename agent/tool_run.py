@@ -82,7 +82,7 @@ async def _in_thread(run: Callable[..., Any], args: Any, ctx: ToolContext, timeo
         return run(args, ctx)
 
     # In the caller's context, as `asyncio.to_thread` runs a function: a tool sees who the
-    # turn is for (`tools.ocr_pool.READER`) and the turn's tracing span.
+    # turn is for (`tools.ocr.pool.READER`) and the turn's tracing span.
     future = left_behind(loop.run_in_executor(_TOOL_THREADS, contextvars.copy_context().run, work))
     waiting = asyncio.ensure_future(started.wait())
     await asyncio.wait({future, waiting}, return_when=asyncio.FIRST_COMPLETED)

@@ -5,9 +5,9 @@
     benchvenv/bin/python -m bench.ocr --show     # and what each side read, image by image
     benchvenv/bin/python -m bench.ocr --engine-defaults   # and rapidocr's own detection settings
 
-new: rapidocr 3.10 with its wheel's PP-OCRv6 models (`tools.ocr_engine`), as `read_text` runs
+new: rapidocr 3.10 with its wheel's PP-OCRv6 models (`tools.ocr.engine`), as `read_text` runs
 it: character boxes asked for, and the word spaces the recogniser dropped put back from the ink
-(`tools.ocr_words`). as read: the same engine, its text as it reads it, without that repair.
+(`tools.ocr.words`). as read: the same engine, its text as it reads it, without that repair.
 old: rapidocr-onnxruntime 1.4.4 with its PP-OCRv4 models, called with the settings the project
 gave it, through the same repair (but not the trim of a letter read from a neighbouring box,
 which the project had for it and has no longer). The old engine is not in the app's
@@ -37,13 +37,13 @@ from typing import Any
 
 from bench.ocr_images import Case, cases
 from tools import read_text
-from tools.ocr_pool import EngineSpec, OcrPool
+from tools.ocr.pool import EngineSpec, OcrPool
 
 OLD_PACKAGE = "rapidocr_onnxruntime"
 
 
 class OldEngine:
-    """rapidocr-onnxruntime 1.4.4 behind the same call as `tools.ocr_engine.Engine`: built once
+    """rapidocr-onnxruntime 1.4.4 behind the same call as `tools.ocr.engine.Engine`: built once
     in its worker, called with a PIL image, returning (corners, text, confidence) per line."""
 
     def __init__(self, **settings: Any) -> None:
@@ -74,7 +74,7 @@ class OldEngine:
 
 
 # The settings the project gave the old engine: character boxes for the word-space repair
-# (`tools.ocr_words`), and without them if that fails. Giving it any setting reset the others.
+# (`tools.ocr.words`), and without them if that fails. Giving it any setting reset the others.
 _OLD_CALL = {"text_score": read_text.ENGINE_MIN_SCORE, "box_thresh": 0.5, "unclip_ratio": 1.6}
 OLD = EngineSpec(
     factory="bench.ocr:OldEngine",

@@ -149,7 +149,7 @@ def ocr_engine(monkeypatch):
     """`ocr_engine("Hi", size=1)` makes text reading use a stand-in engine from
     `tests.support.fake_ocr`, in worker processes of its own that always stop after the test."""
     from tools import read_text
-    from tools.ocr_pool import OcrPool
+    from tools.ocr.pool import OcrPool
 
     pools = []
 
@@ -168,7 +168,7 @@ def ocr_engine(monkeypatch):
 def _ocr_workers_stop():
     """No OCR worker process outlives the test run."""
     yield
-    from tools.ocr_pool import shutdown_all
+    from tools.ocr.pool import shutdown_all
 
     shutdown_all()
 
@@ -176,7 +176,7 @@ def _ocr_workers_stop():
 @pytest.fixture(scope="session")
 def _recorded_ocr_pool(_ocr_workers_stop):
     from tools import read_text
-    from tools.ocr_pool import OcrPool
+    from tools.ocr.pool import OcrPool
 
     spec = read_text.ENGINE.model_copy(
         update={"factory": "tests.support.recorded_ocr:Recorded"}

@@ -119,7 +119,7 @@ def test_mcp_servers_that_failed_are_told_once_when_the_page_opens(tmp_path):
     from types import SimpleNamespace
 
     from tools.base import ToolSettings
-    from tools.mcp_tools import close_all, mcp_tools
+    from tools.mcp.tools import close_all, mcp_tools
     from ui.notices import tell_mcp_notices
 
     request = SimpleNamespace(headers={"accept-language": "zh-CN,zh;q=0.9"})

@@ -1,6 +1,6 @@
 """One client cannot take everything: the MCP endpoints' line (`ui.lanes`) lets a client run
 at most its share and keep at most a few calls waiting, first come first served; and the OCR
-workers (`tools.ocr_pool`) are shared so that a client with a burst of readings holds one
+workers (`tools.ocr.pool`) are shared so that a client with a burst of readings holds one
 worker, and the next client's reading starts at once on another."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from agent import Agent
 from agent.models import ScriptedModel
 from tests.conftest import collect
 from tools.base import StrictArgs, Tool, ToolResult
-from tools.ocr_pool import READER, EngineSpec, OcrPool, WorkersBusy
+from tools.ocr.pool import READER, EngineSpec, OcrPool, WorkersBusy
 from ui.lanes import Lanes, LineFull
 
 PIXELS = np.zeros((40, 80, 3), np.uint8)

@@ -22,7 +22,7 @@ from tests.support.local import free_port
 from tests.support.openai_server import OpenAIServer
 from tools import default_tools
 from tools.base import ToolSettings
-from tools.mcp_tools import close_all, mcp_notices, mcp_tools
+from tools.mcp.tools import close_all, mcp_notices, mcp_tools
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVER = ROOT / "tests" / "support" / "mcp_demo_server.py"
@@ -220,9 +220,9 @@ async def test_a_server_that_dies_is_started_again(tmp_path):
 
 
 def test_a_server_that_hangs_at_start_is_one_notice(tmp_path, monkeypatch):
-    import tools.mcp_client
+    import tools.mcp.client
 
-    monkeypatch.setattr(tools.mcp_client, "START_TIMEOUT", 1.0)
+    monkeypatch.setattr(tools.mcp.client, "START_TIMEOUT", 1.0)
     silent = {"command": sys.executable, "args": ["-c", "import time; time.sleep(60)"]}
     # Alone: a real server may need more than this short wait to start on a busy machine.
     config = write_config(tmp_path / "mcp.json", {"silent": silent})

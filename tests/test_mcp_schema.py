@@ -7,9 +7,9 @@ from typing import Literal
 import pytest
 from pydantic import ValidationError
 
-from tools.mcp_answers import fit_reply
-from tools.mcp_config import ConfigError, load_config
-from tools.mcp_schema import args_model, image_fields
+from tools.mcp.answers import fit_reply
+from tools.mcp.config import ConfigError, load_config
+from tools.mcp.schema import args_model, image_fields
 
 SCHEMA = {
     "type": "object",

@@ -60,7 +60,7 @@ def test_a_line_turned_over_to_be_read_keeps_its_word_spaces(store, engine):
 def test_the_models_come_from_the_wheel_and_nothing_is_downloaded(monkeypatch):
     import rapidocr
 
-    from tools.ocr_engine import MODELS, Engine
+    from tools.ocr.engine import MODELS, Engine
 
     def no_network(*args, **kwargs):
         raise AssertionError("the OCR engine tried to reach the network")

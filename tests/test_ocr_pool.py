@@ -18,7 +18,7 @@ from agent import Agent
 from agent.models import OfflineModel
 from tests.conftest import collect
 from tools.base import ToolContext
-from tools.ocr_pool import (
+from tools.ocr.pool import (
     EngineSpec,
     EngineUnavailable,
     OcrPool,
@@ -165,7 +165,7 @@ def test_there_are_never_more_workers_than_cores():
 PARENT = """
 import os, threading, time
 import numpy as np
-from tools.ocr_pool import EngineSpec, OcrPool
+from tools.ocr.pool import EngineSpec, OcrPool
 pool = OcrPool(EngineSpec(factory="tests.support.fake_ocr:Spinner"))
 pool.warm_up()
 pixels = np.zeros((4, 4, 3), np.uint8)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from tools.ocr_words import Gaps, prefer_letters, tidy, tidy_line
+from tools.ocr.words import Gaps, prefer_letters, tidy, tidy_line
 
 pytestmark = pytest.mark.real_ocr
 

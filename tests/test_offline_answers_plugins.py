@@ -13,8 +13,8 @@ from agent.models import OfflineModel
 from tests.conftest import collect
 from tests.support.weather_server import WeatherServer
 from tools import default_tools
-from tools.plugin_answer import fields, from_template, sentence
 from tools.plugins import PluginManifest, load_manifest
+from tools.plugins.answer import fields, from_template, sentence
 
 WEATHER = Path(__file__).resolve().parent.parent / "assets" / "plugins" / "weather.json"
 FULL = {

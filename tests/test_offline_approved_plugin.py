@@ -16,8 +16,8 @@ from agent.models import OfflineModel
 from tests.conftest import collect
 from tests.support.weather_server import WeatherServer
 from tools import default_tools
-from tools.plugin_answer import sentence
 from tools.plugins import load_manifest
+from tools.plugins.answer import sentence
 
 WEATHER = Path(__file__).resolve().parent.parent / "assets" / "plugins" / "weather.json"
 

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tools.plugin_guard import Redactor, path_value_problem
 from tools.plugins import PluginError, PluginManifest, plugin_from_manifest
+from tools.plugins.guard import Redactor, path_value_problem
 
 SECRET = "s3cr3t-token-value+/~"
 BASIC_PAIR = "alice:hunter2-correct-horse"

@@ -27,7 +27,7 @@ def without_libgl() -> dict[str, object]:
     from agent import Agent, Session
     from agent.models import OfflineModel
     from tools import default_tools, read_text
-    from tools.ocr_pool import OcrPool
+    from tools.ocr.pool import OcrPool
 
     # The OCR workers are processes of their own: they get the same machine.
     engine = read_text.ENGINE.model_copy(update={"factory": "tests.support.fake_ocr:without_libgl"})

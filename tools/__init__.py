@@ -11,7 +11,7 @@ __all__ = ["default_tools", "tool_map"]
 
 
 def __getattr__(name: str) -> Any:
-    # Loaded on first use: the OCR worker process imports `tools.ocr_worker` and nothing else,
+    # Loaded on first use: the OCR worker process imports `tools.ocr.worker` and nothing else,
     # and the registry would pull in every tool with it.
     if name in __all__:
         from tools import registry

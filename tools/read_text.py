@@ -19,9 +19,9 @@ from tools.base import (
     image_id_from,
     language_of,
 )
-from tools.ocr_errors import OcrBusy, OcrUnavailable, OcrWorkerLost, engine_errors
-from tools.ocr_pool import EngineSpec, OcrPool
-from tools.ocr_words import Gaps, is_cjk, tidy
+from tools.ocr.errors import OcrBusy, OcrUnavailable, OcrWorkerLost, engine_errors
+from tools.ocr.pool import EngineSpec, OcrPool
+from tools.ocr.words import Gaps, is_cjk, tidy
 
 __all__ = ["OcrBusy", "OcrUnavailable", "OcrWorkerLost", "ReadText", "reading_order", "recognise"]
 
@@ -36,14 +36,14 @@ MAX_TEXT_CHARS = 6000
 # Lines read with less confidence than this are marked for the model as doubtful.
 DOUBTFUL = 0.8
 
-# The engine (tools.ocr_engine: rapidocr with the PP-OCRv6 models in its wheel) runs in worker
-# processes (tools.ocr_pool), so that a reading which runs past its time can be stopped; each
+# The engine (tools.ocr.engine: rapidocr with the PP-OCRv6 models in its wheel) runs in worker
+# processes (tools.ocr.pool), so that a reading which runs past its time can be stopped; each
 # worker builds it once, with one thread, so two workers use two cores.
 ENGINE = EngineSpec(
-    factory="tools.ocr_engine:Engine",
+    factory="tools.ocr.engine:Engine",
     settings={"text_score": ENGINE_MIN_SCORE, "threads": 1},
     calls=[
-        # Each character's box, for the word spaces the recogniser drops (tools.ocr_words).
+        # Each character's box, for the word spaces the recogniser drops (tools.ocr.words).
         {"return_word_box": True, "return_single_char_box": True},
         # The character boxes are an extra; the lines as read are still worth having.
         {"return_word_box": False, "return_single_char_box": False},

@@ -8,7 +8,7 @@ the folder the settings name, `AGENT_PLUGIN_DIR`) adds a plugin. A registered to
 to load is left out and said: `tool_problems()` has one sentence for it, which the page shows
 as the session starts and the command line prints, so one broken tool never takes the app down
 and never goes unnoticed. The tools of the MCP servers in the settings' `mcp.json`
-(`AGENT_MCP_CONFIG`) join as `server.tool` (`tools.mcp_tools`).
+(`AGENT_MCP_CONFIG`) join as `server.tool` (`tools.mcp.tools`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.base import Tool, ToolSettings
-from tools.mcp_tools import mcp_tools
+from tools.mcp.tools import mcp_tools
 from tools.plugins import load_plugins
 
 log = logging.getLogger(__name__)

@@ -12,7 +12,7 @@ store. These endpoints exist only with the MCP server on: otherwise `/chat`, `/a
 Every call waits its turn in a line (`ui.lanes`): the tools a few at once, `ask_agent` more,
 each client at most two at once and two waiting, and a call that finds the line full is
 refused in one sentence. Read text from one client holds at most one OCR worker
-(`tools.ocr_pool.READER`). `ask_agent` counts against the turn limits (`ui.access`) before its
+(`tools.ocr.pool.READER`). `ask_agent` counts against the turn limits (`ui.access`) before its
 turn runs, and nobody is there to approve a call: the operator's policy decides, `ask` meaning
 `never` (`agent.approval.effective_policy`). The endpoints are not in Gradio's queue, whose
 MCP path loses the caller's address (`ui.lanes`).
@@ -39,7 +39,7 @@ from agent.config import ModelNotConfigured
 from agent.images import ImageRejected, ImageStore
 from agent.tool_run import call_tool, one_line, timeout_for
 from tools.base import Tool, ToolContext, ToolInputError
-from tools.ocr_pool import READER
+from tools.ocr.pool import READER
 
 from .handlers import PageHandlers
 from .lanes import Lanes, LineFull

@@ -1,6 +1,6 @@
 """What the page says once when a session starts: registered tools that could not be loaded
 (`tools.registry.tool_problems`) and MCP servers that could not be used
-(`tools.mcp_tools.mcp_notices`), each as one warning in the browser's language."""
+(`tools.mcp.tools.mcp_notices`), each as one warning in the browser's language."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import gradio as gr
 
-from tools.mcp_tools import mcp_notices
+from tools.mcp.tools import mcp_notices
 from tools.registry import tool_problems
 
 from .labels import browser_language, t

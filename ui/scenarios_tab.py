@@ -22,7 +22,7 @@ import gradio as gr
 
 from agent.config import ModelNotConfigured
 from agent.offload import Overdue, run_quick
-from tools.ocr_pool import READER
+from tools.ocr.pool import READER
 
 from .conversation_view import UnreadableFile, load_conversation, scenario_turns, viewer_values
 from .labels import t

@@ -31,7 +31,7 @@ from agent.events import (
 from agent.images import ImageRef
 from agent.intake import message_problem, sort_images
 from agent.runner import Agent
-from tools.ocr_pool import READER
+from tools.ocr.pool import READER
 
 from .access import Access
 from .labels import t

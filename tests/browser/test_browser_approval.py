@@ -157,7 +157,7 @@ def test_the_protocol_radio_picks_the_protocol_and_the_status_line_names_it(page
 
 def test_mcp_servers_that_failed_are_named_when_the_page_opens(browser, url, tmp_path):
     from tools.base import ToolSettings
-    from tools.mcp_tools import close_all, mcp_tools
+    from tools.mcp.tools import close_all, mcp_tools
 
     config = tmp_path / "mcp.json"
     config.write_text("{not json", encoding="utf-8")

@@ -14,7 +14,7 @@ from agent.config import Settings
 from agent.models import ScriptedModel
 from tests.support.local import CHROMIUM, open_page, serve
 from tools.base import ToolSettings
-from tools.mcp_tools import close_all, mcp_tools
+from tools.mcp.tools import close_all, mcp_tools
 
 pytestmark = pytest.mark.browser
 

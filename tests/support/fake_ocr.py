@@ -29,7 +29,7 @@ def hide_libgl() -> None:
 def without_libgl(**settings: Any) -> Any:
     """The real engine, on a machine without libGL."""
     hide_libgl()
-    from tools.ocr_engine import Engine
+    from tools.ocr.engine import Engine
 
     return Engine(**settings)
 
@@ -37,7 +37,7 @@ def without_libgl(**settings: Any) -> Any:
 def without_package(**settings: Any) -> Any:
     """The real engine, with its package missing."""
     sys.modules["rapidocr"] = None  # type: ignore[assignment]
-    from tools.ocr_engine import Engine
+    from tools.ocr.engine import Engine
 
     return Engine(**settings)
 

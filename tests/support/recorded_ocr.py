@@ -51,7 +51,7 @@ class Recorded:
         if found_key in self._known:
             return self._known[found_key]
         if self._real is None:
-            from tools.ocr_engine import Engine
+            from tools.ocr.engine import Engine
 
             self._real = Engine(**self._settings)
         found = _rounded(self._real(image, **call))

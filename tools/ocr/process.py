@@ -1,7 +1,7 @@
 """One OCR worker process as its parent sees it: start it, send it a job, wait for the reply
 in short slices, stop it.
 
-A worker is a fresh interpreter running `tools.ocr_worker`, never a fork: the app has threads,
+A worker is a fresh interpreter running `tools.ocr.worker`, never a fork: the app has threads,
 and a forked copy can deadlock on a lock another thread held. It talks over a `multiprocessing`
 pipe, but it is not a `multiprocessing.Process`: the "spawn" and "forkserver" starts re-run the
 parent's main script in every worker (for `python app.py`, Gradio and the whole app: 6 s and
@@ -27,8 +27,8 @@ log = logging.getLogger(__name__)
 
 # The folder that holds this `tools` package: first on the worker's import path (and `-P`
 # keeps the current folder, which may hold some other `tools`, off it).
-_ROOT = str(Path(__file__).resolve().parent.parent)
-_WORKER_MAIN = "from tools.ocr_worker import main; main()"
+_ROOT = str(Path(__file__).resolve().parents[2])  # the folder that holds `tools`
+_WORKER_MAIN = "from tools.ocr.worker import main; main()"
 # One core per worker: the engine's thread count is a setting, these are the libraries'.
 _ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 # How often a waiting caller looks at its cancellation flag and its deadline.

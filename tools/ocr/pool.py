@@ -16,7 +16,7 @@ time one is needed.
   `per_reader` workers (default one) and has at most `waiting_per_reader` calls waiting, so a
   burst from one client leaves a worker, and places in line, for everyone else.
 - Every pool is shut down at exit; a worker whose parent dies ends by itself
-  (`tools.ocr_worker`).
+  (`tools.ocr.worker`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
-from tools.ocr_process import SLICE, EngineSpec, EngineUnavailable, WorkerLost, WorkerProcess
+from tools.ocr.process import SLICE, EngineSpec, EngineUnavailable, WorkerLost, WorkerProcess
 
 __all__ = [
     "READER",

@@ -1,5 +1,5 @@
 """One MCP server's client session, served for the app's life by a task on the hub's loop
-(`tools.mcp_hub`), since the SDK's transports must be entered and left by the same task.
+(`tools.mcp.hub`), since the SDK's transports must be entered and left by the same task.
 
 A call whose session was found dead before the request went out starts the session again once
 and is made; a connection lost during a call is not made again (the server may have acted), but
@@ -9,7 +9,7 @@ Elicitation (a server asking the person mid-call): the first time, the call is e
 to the server) and `NeedsUserInput` carries the server's question to the agent, which asks the
 person and then makes the same call again with their replies; each elicitation of that retried
 call is answered, in order, with the next reply (`accept`, the reply fitted to the requested
-schema by `tools.mcp_answers`; `decline` when it does not fit). A server's request that cannot
+schema by `tools.mcp.answers`; `decline` when it does not fit). A server's request that cannot
 be told apart from another call running on the same server at that moment is declined.
 """
 
@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tools.base import NeedsUserInput, ToolInputError
-from tools.mcp_answers import fit_reply
-from tools.mcp_config import ServerSpec
+from tools.mcp.answers import fit_reply
+from tools.mcp.config import ServerSpec
 
 log = logging.getLogger(__name__)
 

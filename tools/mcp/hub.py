@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from tools.mcp_client import CLOSE_TIMEOUT, START_TIMEOUT, Connection, McpToolError, one_line
-from tools.mcp_config import ConfigError, load_config
+from tools.mcp.client import CLOSE_TIMEOUT, START_TIMEOUT, Connection, McpToolError, one_line
+from tools.mcp.config import ConfigError, load_config
 
 log = logging.getLogger(__name__)
 

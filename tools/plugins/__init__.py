@@ -1,12 +1,12 @@
 """HTTP tools declared by JSON manifests in `assets/plugins/`.
 
-A manifest (its layout is in `tools.plugin_manifest`) becomes a `Tool` subclass whose pydantic
+A manifest (its layout is in `tools.plugins.manifest`) becomes a `Tool` subclass whose pydantic
 `Args` model is built from the declared parameters, so a plugin is listed in the prompt and
 validated exactly like a built-in tool. The URL and the method come only from the manifest; the
 model supplies argument values and nothing else, and a value filled into the URL's path must
 stay one path segment. Secrets named by the manifest are sent as headers and never repeated:
 every text the plugin gives back (observation, data, error sentence) is redacted
-(`tools.plugin_guard`).
+(`tools.plugins.guard`).
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ import httpx
 from pydantic import BaseModel
 
 from tools.base import Tool, ToolContext, ToolInputError, ToolResult, ToolSettings
-from tools.plugin_answer import sentence
-from tools.plugin_guard import Redactor, path_value_problem, readable, short
-from tools.plugin_manifest import (
+from tools.plugins.answer import sentence
+from tools.plugins.guard import Redactor, path_value_problem, readable, short
+from tools.plugins.manifest import (
     TEMPLATE,
     EnvSecret,
     ExtractRule,

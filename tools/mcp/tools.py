@@ -1,7 +1,7 @@
 """The tools of MCP servers as the agent's tools, named `server.tool`.
 
 Each MCP tool becomes a `Tool` subclass made at start-up: its `Args` come from the tool's input
-schema (`tools.mcp_schema`), so a missing required argument is asked of the person like any
+schema (`tools.mcp.schema`), so a missing required argument is asked of the person like any
 other; it runs with the agent's timeout, progress and trace. Image ids in arguments that want
 image data are sent as the image itself; images in the result become images of the
 conversation, which the model sees next step. MCP tools act on the world (`acts_on_world`).
@@ -24,9 +24,9 @@ from PIL import Image
 from pydantic import BaseModel
 
 from tools.base import Tool, ToolContext, ToolInputError, ToolResult, ToolSettings
-from tools.mcp_client import McpToolError
-from tools.mcp_hub import Hub
-from tools.mcp_schema import ImageEncoding, args_model, image_fields
+from tools.mcp.client import McpToolError
+from tools.mcp.hub import Hub
+from tools.mcp.schema import ImageEncoding, args_model, image_fields
 
 log = logging.getLogger(__name__)
 

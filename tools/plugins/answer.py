@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tools.plugin_manifest import PluginManifest, dig
+from tools.plugins.manifest import PluginManifest, dig
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)\}")
 MAX_FIELDS = 8

@@ -3,7 +3,7 @@ detection and recognition models (Chinese, English and many more in one model) a
 direction classifier that its wheel ships. Nothing is downloaded: each model is named by its
 path inside the installed package, so the engine never looks for one on a model hub.
 
-Imported only inside an OCR worker (`tools.ocr_worker`): rapidocr imports OpenCV (the headless
+Imported only inside an OCR worker (`tools.ocr.worker`): rapidocr imports OpenCV (the headless
 build, which needs no libGL), and where that cannot load the app must still start.
 """
 

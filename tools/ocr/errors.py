@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from tools.base import ToolInputError
-from tools.ocr_pool import EngineUnavailable, WorkerLost, WorkersBusy
+from tools.ocr.pool import EngineUnavailable, WorkerLost, WorkersBusy
 
 log = logging.getLogger(__name__)
 

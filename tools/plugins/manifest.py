@@ -41,7 +41,7 @@ sentence given when an extract path is missing. The extracted values are returne
 `resolved` next to the last answer.
 
 `answer` says the result as a sentence, per language: template parts with dotted paths into
-the result ("{resolved.place}"), each left out when a value is missing (`tools.plugin_answer`).
+the result ("{resolved.place}"), each left out when a value is missing (`tools.plugins.answer`).
 `answer_asked` adds to it for a question that asks for more (`asked`, a regex: "tomorrow"):
 its own parts per language (`say`), or, when the result has none of their values, `missing`,
 the sentence that says so.

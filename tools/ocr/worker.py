@@ -1,6 +1,6 @@
 """The OCR engine's own process: one job at a time from a pipe, the engine's findings back.
 
-Started by `tools.ocr_pool` as a fresh interpreter (`main()`), so it imports only this module
+Started by `tools.ocr.pool` as a fresh interpreter (`main()`), so it imports only this module
 until a job needs the engine. It imports the engine then: on a machine where the engine cannot
 load (a system library that OpenCV needs is missing, or the package) the worker stays up and
 answers every job with why, in a few words. It ends when the parent says stop, when the pipe

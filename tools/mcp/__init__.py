@@ -1,0 +1,1 @@
+"""Tools of MCP servers: their configuration, sessions, schemas and answers."""
