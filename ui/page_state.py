@@ -55,6 +55,10 @@ class Prefs:
     tool_protocol: ToolProtocolName = "auto"
     vision: VisionMode = "auto"  # images to the model (agent.models.vision)
 
+    def model_key(self) -> tuple:
+        """What the session's model is made from: another value is another model."""
+        return (self.source, self.base_url, self.model, self.api_key, self.vision)
+
     def choice(self) -> ModelChoice:
         return ModelChoice(
             source=self.source,
@@ -192,7 +196,7 @@ class PageState:
         """This session's hosted model, made again only when its settings change: building
         an HTTP client per turn costs real time. The key stays with the session."""
         p = self.prefs
-        key = (p.source, p.base_url, p.model, p.api_key, p.vision)
+        key = p.model_key()
         if self._model is None or self._model[0] != key:
             self._model = (key, make(p))
             if hasattr(self._model[1], "vision_memory"):
@@ -205,7 +209,7 @@ class PageState:
         p = self.prefs
         if p.vision in ("on", "off"):
             return p.vision
-        key = (p.source, p.base_url, p.model, p.api_key, p.vision)
+        key = p.model_key()
         # Another model chosen since the last turn: nothing is known of it until it is made.
         model = self._model[1] if self._model is not None and self._model[0] == key else None
         state = getattr(model, "vision_state", None)
