@@ -31,5 +31,5 @@ PANEL_NAMES = {
 
 def a11y_settings() -> dict:
     """The settings of `assets/page/a11y.js`, which applies the fixes, also to what the page
-    shows later, at most once a frame while the page changes."""
+    shows later, once per batch of changes, before anything else runs."""
     return {"imageName": IMAGE_NAME, "panels": PANEL_NAMES}

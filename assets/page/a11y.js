@@ -33,7 +33,9 @@
   };
   let waiting = false;
   new MutationObserver(() => {
-    if (!waiting) { waiting = true; requestAnimationFrame(fix); }
+    // Before anything else runs (a microtask, once per batch of changes): a frame later, a
+    // screen reader or a checker could meet the nameless arrow of a new step in between.
+    if (!waiting) { waiting = true; queueMicrotask(fix); }
   }).observe(document.body, { subtree: true, childList: true });
   // Language in Settings changes the page's language (assets/page/language.js).
   window.addEventListener("page-language", (event) => { zh = event.detail === "zh"; fix(); });
