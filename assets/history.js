@@ -8,6 +8,7 @@
 //   sending(message)     the message leaving the input, kept until the server says it took it
 //   lost()               the id of a conversation a patch could not be applied to, once
 //   heldElsewhere(id)    whether another open tab has that conversation on its page
+//   index()              the list alone, as text, when another tab has changed it
 //
 // Each conversation has a key of its own, and the list of them is merged entry by entry, so
 // tabs do not overwrite each other's; each tab's own conversation is in its sessionStorage.
@@ -243,8 +244,22 @@
     });
   };
 
+  // Another tab changed the list (a turn saved, a conversation deleted): the page asks the
+  // server to show it again, once the other tab's burst of saves has settled.
+  const LIST_SETTLE_MS = 400;
+  let relist = null;
+  const listChanged = (event) => {
+    if (event.storageArea !== localStorage || (event.key !== null && event.key !== INDEX)) return;
+    clearTimeout(relist);
+    relist = setTimeout(() => {
+      const button = document.getElementById(settings.refreshId);
+      if (button) button.click();
+    }, LIST_SETTLE_MS);
+  };
+
   if (typeof window.addEventListener === "function") {
     setInterval(mark, FRESH_MS / 3);
+    window.addEventListener("storage", listChanged);
     window.addEventListener("pagehide", () => {
       const old = marked ? readMark(marked) : null;
       if (old && old.tab === TAB) localStorage.removeItem(OPEN + marked);
@@ -256,6 +271,7 @@
     payload,
     conversation,
     heldElsewhere,
+    index: () => JSON.stringify(readIndex()),
     sending: (message) => {
       const files = ((message && message.files) || []).map((f) => (f && f.path) || "");
       const text = (message && message.text) || "";

@@ -223,3 +223,28 @@ async def test_a_question_is_saved_with_its_pending_task_by_the_turn_itself(brow
     assert "8.04672 km" in chat[-1]["content"]
     state.close()
     again.close()
+
+
+async def test_a_list_another_tab_changed_is_shown_again_and_a_bad_one_changes_nothing(browser):
+    page, panel_ = panel()
+    one, two = browser.tab("one"), browser.tab("two")
+    *_, (_, _, a, _) = await run(page.chat({"text": "convert 5 miles"}, None))
+    one.apply(panel_.save(a)[0])
+    b = page.new_state()
+    two.apply(panel_.load(b, two.payload())[5])
+    *_, (_, _, b, _) = await run(page.chat({"text": "what is 6*7"}, b))
+    two.apply(panel_.save(b)[0])
+    listed = panel_.relist(None, a, one.index())
+    assert [value for _, value in listed.choices] == [b.conversation_id]
+    # Nothing new: nothing sent; the choice stays while it is listed.
+    assert isinstance(panel_.relist(None, a, one.index()), type(gr.skip()))
+    a.saved.shown = None
+    assert panel_.relist(b.conversation_id, a, one.index()).value == b.conversation_id
+    nested = '{"format": "multimodal-react-agent/history", "version": 2, "conversations": '
+    nested += "[" * 100_000 + "]" * 100_000 + "}"
+    for bad in (None, 7, "", "{", "x" * 10_000_000, nested, '{"conversations": "aliased"}'):
+        assert isinstance(panel_.relist(None, a, bad), type(gr.skip()))
+    # The page's own conversation stays listed as the server knows it, whatever is sent.
+    assert [e["id"] for e in a.saved.index] == [a.conversation_id, b.conversation_id]
+    a.close()
+    b.close()

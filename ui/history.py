@@ -242,6 +242,20 @@ def read_index(value: Any) -> tuple[list[dict[str, Any]], dict[str, Any], bool]:
     return entries[:MAX_CONVERSATIONS], valid_prefs(index.prefs), problem
 
 
+# The list alone is ten short entries and the settings: far below this.
+LIST_BYTES = 64_000
+
+
+def read_listed(text: Any) -> list[dict[str, Any]] | None:
+    """The browser's list, sent alone after another tab changed it (`assets/history.js`,
+    `index`), checked; None if it does not read (the list shown stays as it is)."""
+    try:
+        value = StoredIndex.model_validate(parse(text, LIST_BYTES))
+    except (ValueError, RecursionError):  # pydantic's ValidationError is a ValueError
+        return None
+    return read_index(value.model_dump())[0]
+
+
 def read_conversation(value: Any) -> dict[str, Any] | None:
     """A conversation the browser sent, if it reads (its events too); None otherwise. A text
     is parsed within the bounds first (`parse`)."""

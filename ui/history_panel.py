@@ -33,6 +33,7 @@ from .history import (
     Pending,
     prefs_of,
     read_conversation,
+    read_listed,
     read_loaded,
     restore,
     with_pending,
@@ -62,6 +63,9 @@ _DELETE_JS = (
     f"[choice, state, {_HISTORY} && {_HISTORY}.heldElsewhere(choice) ? 'held' : '']"
 )
 _APPLY_JS = f"(patch) => {{ if ({_HISTORY} && patch) {_HISTORY}.apply(patch); }}"
+_LIST_JS = f"(choice, state, sent) => [choice, state, {_HISTORY} ? {_HISTORY}.index() : '']"
+# A button no one sees: the page's script presses it when another tab changed the list.
+REFRESH_ID = "history-refresh"
 
 
 def script_settings() -> dict[str, Any]:
@@ -71,6 +75,7 @@ def script_settings() -> dict[str, Any]:
         "format": FORMAT,
         "version": VERSION,
         "maxConversations": MAX_CONVERSATIONS,
+        "refreshId": REFRESH_ID,
     }
 
 
@@ -110,8 +115,14 @@ def history_parts(i18n: Any) -> SimpleNamespace:
             )
     saved = gr.Textbox(visible=False, elem_id="history-saved")
     browser = gr.Textbox(visible=False, elem_id="history-browser")
+    refresh = gr.Button(visible="hidden", elem_id=REFRESH_ID, size="sm")
     return SimpleNamespace(
-        listed=listed, open_btn=open_btn, delete_btn=delete_btn, saved=saved, browser=browser
+        listed=listed,
+        open_btn=open_btn,
+        delete_btn=delete_btn,
+        saved=saved,
+        browser=browser,
+        refresh=refresh,
     )
 
 
@@ -143,6 +154,25 @@ class History:
             return gr.skip()
         kept.shown = choices
         return gr.Radio(choices=choices, value=None)
+
+    def relist(self, choice: str | None, state: PageState | None, sent: Any) -> Any:
+        """Another tab changed the browser's list: show it again, the page's own
+        conversation kept as this page knows it, the choice kept if it is still listed."""
+        if state is None or not isinstance(state.saved, Kept):
+            return gr.skip()
+        entries = read_listed(sent)
+        if entries is None:
+            return gr.skip()
+        kept = state.saved
+        own = [e for e in kept.index if e["id"] == state.conversation_id]
+        kept.index = own + [e for e in entries if e["id"] != state.conversation_id]
+        del kept.index[MAX_CONVERSATIONS:]
+        choices = kept.past(state.conversation_id)
+        if choices == kept.shown:
+            return gr.skip()
+        kept.shown = choices
+        still = choice if any(choice == i for _title, i in choices) else None
+        return gr.Radio(choices=choices, value=still)
 
     def _stored(self, state: PageState, ops: list[dict], again: bool = True) -> tuple:
         """The changes for the browser (nothing if there are none), and the list."""
@@ -426,6 +456,7 @@ def wire_history(
     )
     deleting = [parts.listed, state, parts.browser]
     parts.delete_btn.click(history.delete, deleting, stored, js=_DELETE_JS, **quiet)
+    parts.refresh.click(history.relist, deleting, [parts.listed], js=_LIST_JS, queue=False, **quiet)
     cleared = [parts.chatbot, parts.trace, state, parts.status, parts.box, parts.download]
     clear = parts.clear_btn.click(history.clear, [state], [*cleared, *stored], queue=False, **quiet)
     return [loaded, new, opened, clear]

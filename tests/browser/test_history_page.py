@@ -343,6 +343,30 @@ def test_two_tabs_each_keep_their_own_and_list_the_other(open_page):
     expect(two.locator("#chat .user-row")).to_have_count(1)
 
 
+@pytest.mark.parametrize("locale", ["zh-CN"])
+def test_a_tabs_list_follows_what_another_tab_saves_and_deletes(open_page, locale):
+    one = open_page(locale)
+    two = one.context.new_page()
+    two.goto(one.url)
+    two.wait_for_selector("#input textarea")
+    listed = past_list(two, locale)
+    ask(one, "what is 6*7")
+    turn_done(one, 1, locale)
+    expect(listed.get_by_text("what is 6*7", exact=True)).to_have_count(1)
+    ask(two, "what is 2+2")
+    turn_done(two, 1, locale)
+    gone = past_list(one, locale).get_by_text("what is 2+2", exact=True)
+    expect(gone).to_have_count(1)
+    # Tab one opens two's conversation (a copy: two still shows it), then deletes its own
+    # first one from the list; tab two's list loses it too, with no reload.
+    one.locator("#new-conversation").click()
+    expect(listed.get_by_text("what is 6*7", exact=True)).to_have_count(1)
+    past_list(one, locale).get_by_text("what is 6*7", exact=True).click()
+    one.locator("#delete-conversation").click()
+    expect(listed.get_by_text("what is 6*7", exact=True)).to_have_count(0)
+    expect(two.locator("#chat .user-row")).to_have_count(1)
+
+
 @pytest.mark.parametrize("seconds", [0.1, 0.3, 0.8, 1.5])
 def test_a_reload_soon_after_sending_keeps_the_question_and_its_images(
     open_page, page_model, seconds

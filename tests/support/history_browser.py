@@ -106,6 +106,9 @@ class Tab:
     def payload(self) -> str:
         return self._call("payload")
 
+    def index(self) -> str:
+        return self._call("index")
+
     def conversation(self, conversation_id: str) -> str:
         return self._call("conversation", conversation_id)
 
