@@ -22,7 +22,7 @@ from agent.config import (
     Settings,
     server_key,
 )
-from agent.log_redaction import install as install_log_redaction
+from agent.tracing.log_redaction import install as install_log_redaction
 from ui import approval_panel, process_folders
 from ui.a11y import a11y_settings
 from ui.examples import EXAMPLES, EXAMPLES_DIR, example_values

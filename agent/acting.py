@@ -9,12 +9,12 @@ import asyncio
 import json
 import logging
 import uuid
-from dataclasses import dataclass, field
 from typing import Any
 
 from tools.base import Tool, ToolContext
 
 from . import approval, dialogue, prompts
+from .calls import Ready
 from .dialogue import PendingTask
 from .events import (
     AnswerEvent,
@@ -28,7 +28,7 @@ from .events import (
 from .final_answer import final_answer
 from .messages import NativeCall, action_text
 from .offload import Overdue, run_quick
-from .parser import Step
+from .react.parser import Step
 from .tool_run import ToolAsks, ToolCrashed, run_call, timeout_for
 from .turn import Terminal, TurnState, image_info
 
@@ -45,26 +45,6 @@ def retry(turn: TurnState, step_no: int, raw: str, reason: str) -> Terminal | No
         return turn.failed("parse")
     turn.record(raw or "(empty reply)", reason, kind="feedback", ok=False)
     return None
-
-
-@dataclass
-class Ready:
-    """A tool call whose arguments are complete and checked, waiting to run. The ReAct loop runs
-    one at once; a native reply's several calls run together, then settle in call order."""
-
-    tool: Tool
-    task: PendingTask
-    args: Any
-    arguments: dict[str, Any]
-    replay: str
-    key: str
-    step_no: int
-    call: NativeCall | None = None
-    call_id: str = ""  # set when the call was approved under this id
-    step: Step | None = None
-    # What the tool asked the person mid-call, and the replies it was given (`execute`).
-    asked: str = ""
-    replies: list[str] = field(default_factory=list)
 
 
 async def act(

@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from . import acting
+from .calls import Ready
 from .config import ApprovalPolicy as Policy
 from .events import ApprovalDecisionEvent, ApprovalEvent
 from .messages import NativeCall, StepRecord, action_text
@@ -131,9 +131,7 @@ def check_policy(policy: str) -> Policy:
 _PERMITS: dict[Policy, int] = {"never": 0, "ask": 1, "always": 2}
 
 
-def effective_policy(
-    operator: str, requested: str | None = None, attended: bool = True
-) -> Policy:
+def effective_policy(operator: str, requested: str | None = None, attended: bool = True) -> Policy:
     """The policy a turn runs with: what the caller `requested` (a scenario, `/ask`'s second
     argument, an MCP client), never more than the `operator`'s AGENT_APPROVAL, which is also
     what a caller that asks for nothing gets. Where nobody is there to be asked (`attended`
@@ -149,7 +147,7 @@ def effective_policy(
     return policy
 
 
-def gate(turn: TurnState, ready: acting.Ready) -> Terminal | acting.Ready | None:
+def gate(turn: TurnState, ready: Ready) -> Terminal | Ready | None:
     """The call, when it may run now; else the turn's approval question, or None when the
     policy refused it (the model reads that as the call's Observation)."""
     tool, draft = ready.tool, turn.draft
@@ -207,10 +205,10 @@ def keep_steps(turn: TurnState, final: ApprovalEvent) -> None:
         turn.draft.approval.steps = [s.model_dump(mode="json") for s in turn.steps]
 
 
-async def resume(turn: TurnState, decision: ApprovalDecision | None) -> Terminal | None:
+async def resume(turn: TurnState, decision: ApprovalDecision | None) -> Terminal | Ready | None:
     """The call waiting for approval, decided: run, edited and run, denied, or dropped for a new
-    message. Returns the turn's end (the call still waits; a tool's question), or None to go on
-    with the model."""
+    message. Returns the turn's end (the call still waits), the call to run now, or None to go
+    on with the model."""
     draft = turn.draft
     pending = draft.approval
     if pending is None:
@@ -262,11 +260,10 @@ async def resume(turn: TurnState, decision: ApprovalDecision | None) -> Terminal
         call.arguments = json.dumps(arguments, ensure_ascii=False)
     replay = action_text(pending.thought, tool.name, arguments, pending.thought_data)
     key = f"{tool.name}:{json.dumps(arguments, sort_keys=True, default=str)}"
-    ready = acting.Ready(
+    return Ready(
         tool, pending.task, checked.args, arguments, replay, key, pending.step, call,
         call_id=pending.call_id,
     )  # fmt: skip
-    return await acting.run_ready(turn, ready)
 
 
 def _edited(value: dict[str, Any] | str | None, language: str) -> dict[str, Any] | str:

@@ -161,9 +161,9 @@ class Settings(BaseSettings):
     mcp_config: Path | None = Field(default=None, validation_alias="AGENT_MCP_CONFIG")
     mcp_server: bool = Field(default=False, validation_alias="AGENT_MCP_SERVER")
 
-    # Tracing (`agent/telemetry.py`): OpenTelemetry's own variable names. With an endpoint each
-    # turn is sent to that OTLP/HTTP collector; content (messages, tool arguments and results)
-    # only with the capture switch on.
+    # Tracing (`agent/tracing/telemetry.py`): OpenTelemetry's own variable names. With an
+    # endpoint each turn is sent to that OTLP/HTTP collector; content (messages, tool arguments
+    # and results) only with the capture switch on.
     otel_endpoint: str | None = Field(default=None, validation_alias="OTEL_EXPORTER_OTLP_ENDPOINT")
     otel_traces_endpoint: str | None = Field(
         default=None, validation_alias="OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"

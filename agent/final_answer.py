@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from . import prompts
 from .events import AnswerDeltaEvent, AnswerEvent, ModelDeltaEvent
-from .labels import without_label
+from .react.grammar import without_label
 from .turn import Terminal, TurnState
 
 

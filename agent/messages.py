@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from .dialogue import PendingTask
-from .images import ImageRef, ImageStore
+from .images.store import ImageRef, ImageStore
 from .models.base import ModelRequest, StepHint
 from .session import Session
 

@@ -16,8 +16,8 @@ import re
 from collections.abc import Sequence
 from typing import Any, cast
 
-from . import acting, prompts, react
-from .action_input import REPAIR_REFUSED, Unreadable, repair, repair_budget
+from . import acting, prompts
+from .calls import Ready
 from .error_words import say
 from .events import (
     AnswerDeltaEvent,
@@ -27,8 +27,7 @@ from .events import (
     StepRetryEvent,
     ThoughtEvent,
 )
-from .images import ImageStore
-from .labels import starts_with_label
+from .images.store import ImageStore
 from .messages import (
     Detail,
     NativeCall,
@@ -39,7 +38,10 @@ from .messages import (
 )
 from .models.base import ToolCallPart
 from .offload import Overdue, run_quick
-from .parser import ParseError, Step
+from .react import step as react
+from .react.action_input import REPAIR_REFUSED, Unreadable, repair, repair_budget
+from .react.grammar import starts_with_label
+from .react.parser import ParseError, Step
 from .turn import Terminal, TurnState
 
 # Text a reply streams before it is taken for the answer: a reply that calls tools usually
@@ -322,7 +324,7 @@ async def _run_calls(
     names: dict[str, str],
     content: str,
 ) -> Terminal | None:
-    ready: list[acting.Ready] = []
+    ready: list[Ready] = []
     final: Terminal | None = None
     arguments = await _read_arguments(calls)
     for part, given in zip(calls, arguments, strict=True):
@@ -341,7 +343,7 @@ async def _run_calls(
             continue
         action.tool_input = given
         outcome = await acting.act(turn, action, step_no, call)
-        if isinstance(outcome, acting.Ready):
+        if isinstance(outcome, Ready):
             ready.append(outcome)
         elif outcome is not None:
             final = outcome  # asking or ending: the calls after it are not made

@@ -1,6 +1,6 @@
 """Why an upload is not a usable image, in one sentence, in English and in Chinese.
 
-`agent.images` raises `ImageRejected` with a kind and the facts the sentence needs; the page
+`agent.images.store` raises `ImageRejected` with a kind and the facts the sentence needs; the page
 shows the sentence in its language. `{label}` is the file's name, or "The image" without one.
 """
 

@@ -38,8 +38,9 @@ from typing import Any
 
 from tools.base import Tool
 
-from . import acting, native, telemetry
+from . import acting, native
 from . import approval as _approval
+from .calls import Ready
 from .config import ApprovalPolicy, ImageDetail, Language, Settings, Style, ToolProtocolName
 from .events import (
     ApprovalEvent,
@@ -48,12 +49,13 @@ from .events import (
     ModelWaitEvent,
     RunStartedEvent,
 )
-from .images import ImageStore
-from .intake import Upload
+from .images.intake import Upload
+from .images.store import ImageStore
 from .models.base import ChatModel, ModelError
 from .session import Session
 from .style import ReactStyle, make_style
 from .tool_run import ToolCrashed
+from .tracing import telemetry
 from .turn import Terminal, ToolProtocol, TurnState
 from .turn_handle import TurnHandle
 
@@ -277,6 +279,8 @@ class _Turn(TurnState):
     async def _loop(self) -> Terminal:
         try:
             final = await _approval.resume(self, self.decision)
+            if isinstance(final, Ready):
+                final = await acting.run_ready(self, final)
             if final is not None:
                 return final
             await acting.resume_task(self)

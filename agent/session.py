@@ -22,7 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from .dialogue import PendingTask
-from .images import ImageRef, ImageStore
+from .images.store import ImageRef, ImageStore
 
 
 class Turn(BaseModel):

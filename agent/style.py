@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import prompts
-from .images import ImageRef
+from .images.store import ImageRef
 from .messages import Detail, StepRecord, prompt_messages, react_messages
 from .session import Session
 

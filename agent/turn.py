@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from tools.base import Tool
 
-from . import dialogue, prompts, telemetry
+from . import dialogue, prompts
 from .error_words import say
 from .events import (
     AnswerEvent,
@@ -26,17 +26,18 @@ from .events import (
     RunFinishedEvent,
     RunStartedEvent,
 )
-from .images import ImageRef
-from .intake import RefusedImage, Upload, message_problem, sort_images, turn_language
+from .images.intake import RefusedImage, Upload, message_problem, sort_images, turn_language
+from .images.store import ImageRef
 from .mailbox import Mailbox
 from .messages import StepRecord, action_text, model_request
 from .models.base import ModelError, ModelRequest
 from .offload import Overdue, run_quick
-from .parser import Step
 from .prices import priced
+from .react.parser import Step
 from .session import Session, Turn
 from .style import TurnContext
 from .tokens import call_counts
+from .tracing import telemetry
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +49,7 @@ def image_info(ref: ImageRef) -> ImageInfo:
 
 
 class ToolProtocol(Protocol):
-    """How a turn's model calls tools: the ReAct text (`agent.react.ReactText`) or the
+    """How a turn's model calls tools: the ReAct text (`agent.react.step.ReactText`) or the
     endpoint's own tool calls (`agent.native.NativeCalls`). The loop calls `step` once per
     model call; `step_messages` renders the turn's steps so far for the next request."""
 

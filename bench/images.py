@@ -23,7 +23,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFilter
 
-from agent.images import DEFAULT_MAX_SIDE, ImageStore, load_image
+from agent.images.store import DEFAULT_MAX_SIDE, ImageStore, load_image
 
 TARGET_RATIO = 1 / 8
 

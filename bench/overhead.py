@@ -44,8 +44,9 @@ if __package__ in (None, ""):
 
 from pydantic import Field
 
-from agent import Agent, Session, telemetry
+from agent import Agent, Session
 from agent.models import ScriptedModel
+from agent.tracing import telemetry
 from tools.base import StrictArgs, Tool, ToolContext, ToolResult
 
 QUESTION = "Add up 1, 2, 3, 4, 5 and 6, one addition at a time."

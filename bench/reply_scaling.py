@@ -23,7 +23,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agent.events import ModelDeltaEvent, ToolCallEvent
-from agent.parser import AnswerStream, ParseError, parse_step
+from agent.react.parser import AnswerStream, ParseError, parse_step
 from ui.trace_view import render
 
 TOOLS = ["calculator", "zoom"]

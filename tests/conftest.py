@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 from pydantic import Field
 
-from agent.images import ImageStore
+from agent.images.store import ImageStore
 from agent.models.offline import tool_hints
 from agent.models.offline.tool_hints import ToolHints
 from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult
@@ -178,9 +178,7 @@ def _recorded_ocr_pool(_ocr_workers_stop):
     from tools import read_text
     from tools.ocr.pool import OcrPool
 
-    spec = read_text.ENGINE.model_copy(
-        update={"factory": "tests.support.recorded_ocr:Recorded"}
-    )
+    spec = read_text.ENGINE.model_copy(update={"factory": "tests.support.recorded_ocr:Recorded"})
     return read_text.POOL, OcrPool(spec)
 
 

@@ -785,7 +785,7 @@ CASES += [
         'Action: search\nAction Input: {"query": "cats", "type": "string"}',
         {"kind": "action", "tool": "search", "tool_input": {"query": "cats", "type": "string"}},
     ),
-    # An answer and an action in one reply: what the model concluded (see agent/parser.py).
+    # An answer and an action in one reply: what the model concluded (see agent/react/parser.py).
     (
         "answer-after-the-call-chinese",
         'Thought: 需要计算\nAction: calculator\nAction Input: {"expression": "6*7"}\n'

@@ -54,7 +54,7 @@ async def test_llama_index_side_runs_the_same_task():
 
 
 def test_our_side_runs_traced(capsys):
-    from agent import telemetry
+    from agent.tracing import telemetry
 
     try:
         assert overhead.main(["--ours-only", "--turns", "2", "--warmup", "0", "--trace"]) == 0

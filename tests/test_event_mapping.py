@@ -36,7 +36,7 @@ from agent.events import (
     export_trace,
     load_trace,
 )
-from agent.images import ImageRef
+from agent.images.store import ImageRef
 from ui.page_state import PageState, Prefs, TurnRecord
 from ui.page_values import page_values
 from ui.trace_view import TurnView, render
@@ -121,8 +121,10 @@ def test_each_event_type_shows_where_a_person_looks():
     step(ModelWaitEvent, lambda: view.silent_for == 3)
     step(
         ModelCallEvent,
-        lambda: view.messages[-1]["metadata"]["log"]
-        == "0.7 s · 1,200 in, 34 out · 1,000 cached · cost 0.0012",
+        lambda: (
+            view.messages[-1]["metadata"]["log"]
+            == "0.7 s · 1,200 in, 34 out · 1,000 cached · cost 0.0012"
+        ),
     )
     step(ThoughtEvent, lambda: view.messages[-1]["metadata"]["status"] == "done")
     step(ToolCallEvent, lambda: view.messages[-1]["metadata"]["status"] == "pending")
@@ -142,9 +144,11 @@ def test_each_event_type_shows_where_a_person_looks():
     step(
         RunFinishedEvent,
         # The error came last: the status line says so before the figures.
-        lambda: view.stats_line
-        == "Error · m1 · ReAct text · 1 tool call · 2 model calls · 1,234 tokens · cost 0.0012"
-        " · 1.5 s",
+        lambda: (
+            view.stats_line
+            == "Error · m1 · ReAct text · 1 tool call · 2 model calls · 1,234 tokens · cost 0.0012"
+            " · 1.5 s"
+        ),
     )
     assert seen == dict.fromkeys(EVENT_CLASSES, True)
 

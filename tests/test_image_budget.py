@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from agent import image_prepare, images
-from agent.images import ImageRejected, ImageStore
+from agent.images import prepare as image_prepare
+from agent.images import store as images
+from agent.images.store import ImageRejected, ImageStore
 from tests.support.hostile import png_bomb
 
 

@@ -6,10 +6,11 @@ from pathlib import Path
 
 from PIL import Image
 
-from agent import Agent, Session, images
+from agent import Agent, Session
 from agent.config import Settings
-from agent.images import ImageStore
-from agent.intake import prepare_images
+from agent.images import store as images
+from agent.images.intake import prepare_images
+from agent.images.store import ImageStore
 from agent.models import ScriptedModel
 from tests.conftest import collect
 

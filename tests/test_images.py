@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageDraw, JpegImagePlugin, TiffImagePlugin
 
-from agent.images import (
+from agent.images.store import (
     DEFAULT_MAX_SIDE,
     ImageRef,
     ImageRejected,

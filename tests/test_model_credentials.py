@@ -12,10 +12,10 @@ from typing import Any, ClassVar
 import pytest
 
 from agent.config import Settings, make_model
-from agent.log_redaction import redact, register_secret
 from agent.models import OpenAIChatModel
 from agent.models.base import ModelError, ModelRequest
 from agent.models.openai_compat import split_credentials
+from agent.tracing.log_redaction import redact, register_secret
 from tests.support.openai_server import OpenAIServer
 
 USER, PASSWORD, KEY = "alice", "s3cret-pass-word", "sk-test-KEY-0123456789"

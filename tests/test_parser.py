@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent.parser import AnswerStream, ParseError, Step, parse_step
+from agent.react.parser import AnswerStream, ParseError, Step, parse_step
 from tests.parser_cases import CASES, ERRORS, FENCE, TOOLS
 
 FORMAT_LINES = ("Thought: ...", "Action:", "Action Input: <a JSON object>", "Answer: <your answer>")

@@ -6,8 +6,8 @@ import pytest
 
 from agent import Agent
 from agent.models import ScriptedModel
-from agent.parser import ParseError, parse_step
-from agent.reasoning import ReasoningFilter, strip_reasoning
+from agent.react.parser import ParseError, parse_step
+from agent.react.reasoning import ReasoningFilter, strip_reasoning
 from tests.conftest import collect
 
 THINKING = "<think>\nMaybe 5?\nAnswer: 5\nAction: nothing\n</think>\n"

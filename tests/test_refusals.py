@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from agent.images import ImageRejected, ImageStore
-from agent.intake import prepare_images
+from agent.images.intake import prepare_images
+from agent.images.store import ImageRejected, ImageStore
 from agent.refusals import SENTENCES, refusal
 
 CJK = re.compile(r"[\u3400-\u9fff]")

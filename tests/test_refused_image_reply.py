@@ -12,7 +12,7 @@ from PIL import Image
 
 from agent import Agent, Session
 from agent.config import Settings
-from agent.images import ImageStore
+from agent.images.store import ImageStore
 from agent.models import OfflineModel
 from tests.conftest import collect
 from tools import default_tools

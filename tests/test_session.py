@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from agent.dialogue import PendingTask
-from agent.images import ImageStore
+from agent.images.store import ImageStore
 from agent.session import Session, Turn, load_session, save_session
 
 SIGN = Path(__file__).resolve().parent.parent / "assets" / "examples" / "sign.png"

@@ -14,9 +14,10 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
 
-from agent import Agent, Session, telemetry
+from agent import Agent, Session
 from agent.config import Settings
 from agent.models import ModelError, ScriptedModel
+from agent.tracing import telemetry
 from agent.turn import TurnState
 from tests.conftest import collect
 

@@ -11,9 +11,10 @@ from typing import ClassVar
 import pytest
 from test_telemetry import ANSWER, Traced, action
 
-from agent import Agent, telemetry
+from agent import Agent
 from agent.config import Settings
 from agent.models import OpenAIChatModel, ScriptedModel
+from agent.tracing import telemetry
 from tests.conftest import collect
 from tests.support.openai_server import OpenAIServer, token_usage, unsupported
 

@@ -6,7 +6,7 @@ from PIL import ExifTags, Image
 from PIL.TiffImagePlugin import IFDRational
 from pydantic import ValidationError
 
-from agent.images import ImageStore
+from agent.images.store import ImageStore
 from agent.models.offline.tool_hints import hints_for
 from tests.conftest import png_bytes as png
 from tools.base import ImageRef, ToolContext, ToolInputError

@@ -2,7 +2,7 @@ import pytest
 from PIL import Image, ImageDraw
 from pydantic import ValidationError
 
-from agent.images import ImageStore
+from agent.images.store import ImageStore
 from tests.conftest import png_bytes as png
 from tools.base import ToolContext, ToolInputError
 from tools.zoom import Zoom

@@ -53,7 +53,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from agent.config import ImageDetail, Language, ModelSource, Style, ToolProtocolName
 from agent.dialogue import PendingTask
 from agent.events import TRACE_ADAPTER
-from agent.images import ImageRejected
+from agent.images.store import ImageRejected
 from agent.session import Turn, without_images
 from tools.base import ImageRef
 

@@ -251,7 +251,7 @@ _VISION = [(f"vision_{mode}", mode) for mode in ("auto", "on", "off")]
 
 
 class ImageTextbox(gr.MultimodalTextbox):
-    """The multimodal textbox, with uploads checked by `agent.images` instead of by file type.
+    """The multimodal textbox, with uploads checked by `agent.images.store` instead of by file type.
 
     The browser's picker still offers images only; a file that is not one reaches the handler,
     which says in one sentence why it was refused and keeps the rest of the turn.

@@ -36,7 +36,7 @@ from PIL import Image
 from pydantic import ValidationError
 
 from agent.config import ModelNotConfigured
-from agent.images import ImageRejected, ImageStore
+from agent.images.store import ImageRejected, ImageStore
 from agent.tool_run import call_tool, one_line, timeout_for
 from tools.base import Tool, ToolContext, ToolInputError
 from tools.ocr.pool import READER

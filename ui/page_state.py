@@ -27,7 +27,7 @@ from agent.config import (
     make_model,
 )
 from agent.events import Event
-from agent.images import ImageRef, ImageStore
+from agent.images.store import ImageRef, ImageStore
 from agent.models.vision import VisionMemory
 from agent.session import Session
 from agent.turn_handle import TurnHandle

@@ -37,7 +37,7 @@ from agent.events import (
     ToolProgressEvent,
     ToolResultEvent,
 )
-from agent.labels import decision_start, without_label
+from agent.react.grammar import decision_start, without_label
 from agent.tokens import Tokens
 
 from .labels import (

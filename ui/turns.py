@@ -28,8 +28,8 @@ from agent.events import (
     NoticeEvent,
     ToolProgressEvent,
 )
-from agent.images import ImageRef
-from agent.intake import message_problem, sort_images
+from agent.images.intake import message_problem, sort_images
+from agent.images.store import ImageRef
 from agent.runner import Agent
 from tools.ocr.pool import READER
 

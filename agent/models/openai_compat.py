@@ -6,7 +6,7 @@ sentence of our own (`openai_errors`): the service's error text may echo the req
 key.
 
 Credentials in the base URL never reach the HTTP client's URL, so no request log shows them
-(`credentials`; `agent.log_redaction` is the second guard).
+(`credentials`; `agent.tracing.log_redaction` is the second guard).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from typing import Any
 import openai
 from pydantic import SecretStr
 
-from agent.log_redaction import install as install_log_redaction
-from agent.log_redaction import register_secret
+from agent.tracing.log_redaction import install as install_log_redaction
+from agent.tracing.log_redaction import register_secret
 
 from .base import ModelError, ModelRequest, ToolCallPart
 from .credentials import connection, split_credentials

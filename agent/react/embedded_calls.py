@@ -1,6 +1,6 @@
 """Tool calls written without an Action label: a reply that is native JSON tool-call syntax,
 or a line that opens a JSON call blob or a `tool(...)` call (the ways models that were trained
-on native tool calling write a call in a ReAct reply). `agent.parser` makes the step."""
+on native tool calling write a call in a ReAct reply). `agent.react.parser` makes the step."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from .action_input import (
     strip_fence,
     to_input,
 )
-from .labels import FENCE_LINE, labels, match_label
+from .grammar import FENCE_LINE, labels, match_label
 
 _CALL_START = re.compile(r"^[ \t]*(?=[{A-Za-z_])", re.MULTILINE)
 _MAX_CALL_LINES = 32  # lines tried as the start of a call; each try may read to the end

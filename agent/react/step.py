@@ -7,15 +7,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import acting
+from .. import acting
+from ..calls import Ready
+from ..events import AnswerDeltaEvent, AnswerEvent, ModelDeltaEvent, ThoughtEvent
+from ..images.store import ImageStore
+from ..messages import Detail, StepRecord, step_messages
+from ..offload import Overdue, run_quick
+from ..turn import Terminal, TurnState
 from .action_input import repair_budget
-from .events import AnswerDeltaEvent, AnswerEvent, ModelDeltaEvent, ThoughtEvent
-from .images import ImageStore
-from .messages import Detail, StepRecord, step_messages
-from .offload import Overdue, run_quick
 from .parser import AnswerStream, ParseError, Step, parse_step
 from .reasoning import ReasoningFilter
-from .turn import Terminal, TurnState
 
 # A reply up to this long is read on the loop, where a thread hop would cost more than the
 # reading (a millisecond or two at worst), with repair work enough for the short broken inputs
@@ -87,7 +88,7 @@ async def take(
         turn.draft.task = None
         return AnswerEvent(text=answer)
     outcome = await acting.act(turn, action, step_no)
-    if isinstance(outcome, acting.Ready):
+    if isinstance(outcome, Ready):
         return await acting.run_ready(turn, outcome)
     return outcome
 

@@ -31,9 +31,9 @@ from PIL import Image, UnidentifiedImageError
 
 from tools.base import ImageRef
 
-from .image_exif import read_exif
-from .image_prepare import TooManyPixels, encode, open_checked, prepare
-from .refusals import refusal
+from ..refusals import refusal
+from .exif import read_exif
+from .prepare import TooManyPixels, encode, open_checked, prepare
 
 DEFAULT_MAX_SIDE = 1568
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024

@@ -13,9 +13,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from .images import ImageRef, ImageRejected, ImageStore
-from .prompts import phrase
-from .refusals import refusal
+from ..prompts import phrase
+from ..refusals import refusal
+from .store import ImageRef, ImageRejected, ImageStore
 
 
 class RefusedImage(BaseModel):

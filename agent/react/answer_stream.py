@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from .labels import (
+from .grammar import (
     LABEL_SPAN,
     clean_value,
     is_cut_stop,

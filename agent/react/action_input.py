@@ -24,7 +24,7 @@ from typing import Any
 
 import json_repair
 
-from .labels import clean_value
+from .grammar import clean_value
 
 MD_ESCAPE = re.compile(r"(?<!\\)\\_")
 _FENCE_LANG = re.compile(r"[\w+-]*")

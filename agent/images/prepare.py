@@ -1,6 +1,6 @@
 """Pixels in, compact bytes out: open safely, orient, normalise the mode, downscale, encode.
 
-Everything here works on Pillow images and raises whatever Pillow raises; `agent.images` turns
+Everything here works on Pillow images and raises whatever Pillow raises; `agent.images.store` turns
 failures into `ImageRejected` with a sentence for a person.
 """
 
