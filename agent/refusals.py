@@ -28,6 +28,10 @@ SENTENCES: dict[str, dict[str, str]] = {
         "save a smaller copy or a JPEG and try again.",
         "bomb": "{label} has too many pixels to process safely.",
         "pdf": "{label} is a PDF document, not an image; export the page as PNG or JPEG.",
+        "pdf_damaged": "{label} is a PDF that could not be read; it may be damaged.",
+        "pdf_locked": "{label} is a PDF locked with a password; send a copy without one.",
+        "pdf_pages": "{label} has {pages} pages, and at most {limit} pages of a PDF are read; "
+        "send the pages you need as a shorter PDF.",
         "svg": "{label} is an SVG drawing, which this app cannot read; export it as PNG.",
         "xml": "{label} is an XML or SVG file, which this app cannot read; export it as PNG.",
         "heic": "{label} is a HEIC photo, which this app cannot read; export it as JPEG.",
@@ -49,6 +53,10 @@ SENTENCES: dict[str, dict[str, str]] = {
         "请另存一个较小的副本或 JPEG 后重试。",
         "bomb": "{label}像素太多，无法安全处理。",
         "pdf": "{label}是 PDF 文档，不是图片；请把页面导出为 PNG 或 JPEG。",
+        "pdf_damaged": "{label}是无法读取的 PDF，可能已损坏。",
+        "pdf_locked": "{label}是有密码保护的 PDF；请发送一份没有密码的副本。",
+        "pdf_pages": "{label}共 {pages} 页，PDF 最多读取 {limit} 页；"
+        "请把需要的页面另存为较短的 PDF 发送。",
         "svg": "{label}是 SVG 矢量图，本应用无法读取；请导出为 PNG。",
         "xml": "{label}是 XML 或 SVG 文件，本应用无法读取；请导出为 PNG。",
         "heic": "{label}是 HEIC 照片，本应用无法读取；请导出为 JPEG。",
