@@ -25,9 +25,10 @@ from agent.config import (
 from agent.tracing.log_redaction import install as install_log_redaction
 from ui import approval_panel, process_folders
 from ui.a11y import a11y_settings
+from ui.conversations.handlers import History
+from ui.conversations.panel import history_script, remember_sent, wire_history
 from ui.examples import EXAMPLES, EXAMPLES_DIR, example_values
 from ui.handlers import PageHandlers
-from ui.history_panel import History, history_script, remember_sent, wire_history
 from ui.labels import UI_TEXT
 from ui.language import aria_settings, on_page_load
 from ui.layout import I18N, THEME, chat_tab, settings_panel
@@ -122,7 +123,7 @@ def build_demo(
         count_sent = "(...values) => [...values.slice(0, -1), window.agentStops || 0]"
         count_stop = "(s, n) => [s, (window.agentStops = (window.agentStops || 0) + 1)]"
         # The message taken, and each step of its turn, is saved in the browser as it goes
-        # (ui.history_panel), so a reload mid-turn keeps it; the browser keeps the message
+        # (ui.conversations.panel), so a reload mid-turn keeps it; the browser keeps the message
         # itself from the moment it is sent until the server says it took it.
         history = History(page, list(settings))
         demo.load(None, js=history_script())  # before the page's load reads the storage
@@ -227,7 +228,7 @@ def build_demo(
         language = settings["language"]
         load = on_page_load(page.new_state, prefs0.language)
         loaded = demo.load(load, [state], [state, language, *example_sets], queue=False, **quiet)
-        # Clear, New conversation and the saved conversations: ui.history_panel.
+        # Clear, New conversation and the saved conversations: ui.conversations.panel.
         swapped = wire_history(history, parts, state, settings, loaded=loaded, saves=saves)
         for event in swapped:
             event.then(**shown, queue=False, **quiet)

@@ -1,6 +1,6 @@
-// The conversations this browser keeps, in its own storage (the format is ui/history.py's).
+// The conversations this browser keeps, in its own storage (the format is ui/conversations/stored.py's).
 // Run once as the page loads, with the page's settings; defines window.agentHistory, which
-// the page's events call (ui/history_panel.py):
+// the page's events call (ui/conversations/panel.py):
 //   apply(text)          a patch the server sent: what changed, applied to the storage
 //   payload()            what the page sends as it loads: the list, this tab's conversation,
 //                        a message sent that the server had not said it took

@@ -24,8 +24,8 @@ Run from the repository root:
 
 The figures before the browser kept each conversation under its own key came from this script
 run on the commit before that change (it writes either storage format: the page's
-`gr.BrowserState` value, encrypted, when `ui.history_panel` has a `SECRET`). It uses Debian's
-/usr/bin/chromium (CHROMIUM overrides the path).
+`gr.BrowserState` value, encrypted, when the panel, `ui.history_panel` then, has a `SECRET`). It
+uses Debian's /usr/bin/chromium (CHROMIUM overrides the path).
 """
 
 from __future__ import annotations
@@ -128,8 +128,12 @@ def make_conversations(count: int, turns: int) -> tuple[list[dict[str, Any]], li
     from tools.convert_units import ConvertUnits
     from tools.image_info import ImageInfo
     from tools.zoom import Zoom
-    from ui import history
     from ui.handlers import PageHandlers
+
+    try:
+        from ui.conversations.snapshot import snapshot
+    except ImportError:  # a commit from before ui/conversations/
+        from ui.history import snapshot
 
     tools = [Calculator(), ConvertUnits(), ImageInfo(), Zoom()]
     page = PageHandlers(lambda prefs: OfflineModel(), Settings(**NO_LIMITS), tools)
@@ -140,7 +144,7 @@ def make_conversations(count: int, turns: int) -> tuple[list[dict[str, Any]], li
             text, files = question(number)
             async for _ in page.chat({"text": text, "files": files}, state):
                 pass
-        return history.snapshot(state, now=time.time() - 3600 * (count - index)), state
+        return snapshot(state, now=time.time() - 3600 * (count - index)), state
 
     made = [asyncio.run(one(i)) for i in range(count)]
     return [c for c, _ in reversed(made)], [s for _, s in made]
@@ -149,7 +153,11 @@ def make_conversations(count: int, turns: int) -> tuple[list[dict[str, Any]], li
 def storage_items(conversations: list[dict[str, Any]]) -> tuple[list[tuple[str, str]], str]:
     """What a browser keeping `conversations` has in its localStorage, in the format of the
     page under test, and the name of that format."""
-    from ui import history, history_panel
+    try:
+        from ui.conversations import panel as history_panel
+        from ui.conversations import stored as history
+    except ImportError:  # a commit from before ui/conversations/
+        from ui import history, history_panel
 
     prefs = conversations[0]["prefs"] if conversations else {}
     if hasattr(history_panel, "SECRET"):  # one gr.BrowserState value, encrypted

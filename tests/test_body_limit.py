@@ -16,7 +16,7 @@ from agent.config import Settings
 from agent.models import OfflineModel
 from tests.support.local import serve
 from ui.body_limit import MAX_CONTAINERS, TOO_LARGE, caps_for
-from ui.history import MAX_BYTES as HISTORY_BYTES
+from ui.conversations.stored import MAX_BYTES as HISTORY_BYTES
 
 EXAMPLES = Path(app.__file__).resolve().parent / "assets" / "examples"
 # 30 MB of nested empty lists, as the stored history or an extra key of `/ask`'s message.

@@ -14,7 +14,8 @@ from agent.events import export_trace
 from agent.models import OfflineModel
 from tools.convert_units import ConvertUnits
 from tools.zoom import Zoom
-from ui.conversation_view import UnreadableFile, load_conversation, viewer_values
+from ui.conversations.reader import UnreadableFile, load_conversation
+from ui.conversations.view import viewer_values
 from ui.handlers import PageHandlers
 from ui.labels import UI_TEXT
 
@@ -192,12 +193,12 @@ async def test_an_older_single_turn_trace_opens_as_one_turn(downloaded, tmp_path
 
 
 async def test_images_past_the_size_limit_are_left_out(downloaded, tmp_path, monkeypatch):
-    import ui.conversation_view as view
+    import ui.conversations.reader as reader
 
     zip_path, _ = downloaded
     with zipfile.ZipFile(zip_path) as archive:
         first = archive.getinfo(json.loads(archive.read("conversation.json"))["images"][0]["file"])
     # Room for the first image and not for the second.
-    monkeypatch.setattr(view, "MAX_IMAGES_BYTES", first.file_size + 1)
+    monkeypatch.setattr(reader, "MAX_IMAGES_BYTES", first.file_size + 1)
     conversation = load_conversation(zip_path, tmp_path / "shown")
     assert conversation.missing_images == ["img_2"] and len(conversation.turns) == 3

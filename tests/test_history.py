@@ -1,4 +1,5 @@
-"""The conversations a browser keeps (ui.history): saved, read back, restored and continued."""
+"""The conversations a browser keeps (ui.conversations): saved, read back, restored and
+continued."""
 
 from __future__ import annotations
 
@@ -12,7 +13,20 @@ from agent.models import OfflineModel, ScriptedModel
 from tests.conftest import Echo
 from tools.convert_units import ConvertUnits
 from tools.zoom import Zoom
-from ui import history
+from ui.conversations import kept as kept_module
+from ui.conversations import restore as restore_module
+from ui.conversations.kept import Kept
+from ui.conversations.restore import restore, stored_file, uploaded_file
+from ui.conversations.snapshot import snapshot, title_of, turn_data
+from ui.conversations.stored import (
+    FORMAT,
+    TITLE_CHARS,
+    VERSION,
+    Loaded,
+    read_conversation,
+    read_loaded,
+    size_of,
+)
 from ui.handlers import PageHandlers
 from ui.page_values import chat_messages, trace_messages
 
@@ -41,15 +55,15 @@ def through_the_browser(value):
 
 def saved_value(state) -> dict:
     """The page's conversation as the browser keeps it."""
-    return through_the_browser(history.snapshot(state))
+    return through_the_browser(snapshot(state))
 
 
 async def restored(page: PageHandlers, value: dict):
     """A fresh page state holding the browser's conversation, as a reload makes it."""
-    conversation = history.read_conversation(json.dumps(value, ensure_ascii=False))
+    conversation = read_conversation(json.dumps(value, ensure_ascii=False))
     assert conversation is not None
     state = page.new_state()
-    history.restore(state, conversation)
+    restore(state, conversation)
     return state
 
 
@@ -172,7 +186,7 @@ async def test_a_chinese_page_says_the_image_is_gone_in_chinese():
     state.close()
     again = page.new_state()
     again.prefs.language = "zh"
-    history.restore(again, history.read_conversation(json.dumps(value, ensure_ascii=False)))
+    restore(again, read_conversation(json.dumps(value, ensure_ascii=False)))
     assert chat_messages(again)[0]["content"][-1] == "[图片 img_1 已不可用]"
     again.close()
 
@@ -189,13 +203,13 @@ async def test_the_api_key_and_credentials_are_never_in_the_stored_value():
     text = json.dumps(saved_value(state), ensure_ascii=False)
     assert KEY not in text and "api_key" not in text
     assert "secretpass" not in text and "token=abc" not in text
-    assert history.snapshot(state)["prefs"]["base_url"] == "https://example.com/v1"
+    assert snapshot(state)["prefs"]["base_url"] == "https://example.com/v1"
     state.close()
 
 
 def payload(**parts) -> str:
     """What the page sends as it loads (`assets/history.js`), with `parts` in it."""
-    value = {"format": history.FORMAT, "version": history.VERSION, **parts}
+    value = {"format": FORMAT, "version": VERSION, **parts}
     return json.dumps(value, ensure_ascii=False)
 
 
@@ -206,34 +220,34 @@ def payload(**parts) -> str:
         "not a history",
         json.dumps(["a", "list"]),
         json.dumps({"format": "something else", "version": 2}),
-        json.dumps({"format": history.FORMAT, "version": 99}),
-        payload(index={"format": history.FORMAT, "version": 2, "conversations": "nope"}),
+        json.dumps({"format": FORMAT, "version": 99}),
+        payload(index={"format": FORMAT, "version": 2, "conversations": "nope"}),
         payload(index="x" * 2_000_000),
         payload(unreadable=True),
     ],
 )
 def test_a_value_that_does_not_read_is_set_aside_and_flagged(text):
-    loaded = history.read_loaded(text)
+    loaded = read_loaded(text)
     assert loaded.problem and loaded.index == [] and loaded.current is None
 
 
 def test_nothing_stored_is_no_problem():
-    assert history.read_loaded("") == history.Loaded()
-    assert history.read_loaded(payload()) == history.Loaded()
+    assert read_loaded("") == Loaded()
+    assert read_loaded(payload()) == Loaded()
 
 
 async def test_one_bad_conversation_goes_and_the_others_stay():
     page = offline_page(ConvertUnits())
     *_, (_, _, state, _) = await run(page.chat({"text": "convert 5 miles"}, None))
-    good = history.snapshot(state)
+    good = snapshot(state)
     entry = {"id": good["id"], "title": good["title"], "saved_at": 2.0, "turns": 1}
-    index = {"format": history.FORMAT, "version": 2, "conversations": [entry, {"id": "../x"}, 7]}
-    loaded = history.read_loaded(payload(index=index, current_id=good["id"], current=good))
+    index = {"format": FORMAT, "version": 2, "conversations": [entry, {"id": "../x"}, 7]}
+    loaded = read_loaded(payload(index=index, current_id=good["id"], current=good))
     assert loaded.problem
     assert [e["id"] for e in loaded.index] == [good["id"]] and loaded.current == good
     # The tab's conversation, with an event of no known type, is set aside, to be forgotten.
     bad_event = {**good, "turns": [{**good["turns"][0], "events": [{"type": "?"}]}]}
-    loaded = history.read_loaded(payload(index=index, current_id=good["id"], current=bad_event))
+    loaded = read_loaded(payload(index=index, current_id=good["id"], current=bad_event))
     assert loaded.problem and loaded.current is None and loaded.unreadable == [good["id"]]
     assert [e["id"] for e in loaded.index] == [good["id"]]
     state.close()
@@ -243,15 +257,15 @@ def test_restore_refuses_a_conversation_of_the_wrong_shape():
     page = offline_page()
     state = page.new_state()
     with pytest.raises(ValueError):
-        history.restore(state, {"id": "zz-not-hex", "turns": []})
+        restore(state, {"id": "zz-not-hex", "turns": []})
     assert state.turns == []
 
 
 def test_a_forged_file_name_is_never_looked_for():
-    assert history.stored_file("session-abc", "../../etc/passwd") is None
-    assert history.stored_file("..", "img_1-00112233.png") is None
-    assert history.stored_file("session-abc/../x", "img_1-00112233.png") is None
-    assert history.stored_file("session-nothere", "img_1-00112233.png") is None
+    assert stored_file("session-abc", "../../etc/passwd") is None
+    assert stored_file("..", "img_1-00112233.png") is None
+    assert stored_file("session-abc/../x", "img_1-00112233.png") is None
+    assert stored_file("session-nothere", "img_1-00112233.png") is None
 
 
 def test_an_upload_is_looked_for_only_in_gradios_upload_folder(tmp_path, monkeypatch):
@@ -259,19 +273,19 @@ def test_an_upload_is_looked_for_only_in_gradios_upload_folder(tmp_path, monkeyp
     (uploads / "abc").mkdir(parents=True)
     (uploads / "abc" / "photo.png").write_bytes(b"x")
     (tmp_path / "secret.png").write_bytes(b"x")
-    monkeypatch.setattr(history, "get_upload_folder", lambda: str(uploads))
-    assert history.uploaded_file(str(uploads / "abc" / "photo.png")) is not None
-    assert history.uploaded_file(str(uploads / "abc" / ".." / ".." / "secret.png")) is None
-    assert history.uploaded_file(str(tmp_path / "secret.png")) is None
-    assert history.uploaded_file("abc/photo.png") is None  # relative: from where?
-    assert history.uploaded_file(str(uploads)) is None
-    assert history.uploaded_file("/etc/passwd") is None
+    monkeypatch.setattr(restore_module, "get_upload_folder", lambda: str(uploads))
+    assert uploaded_file(str(uploads / "abc" / "photo.png")) is not None
+    assert uploaded_file(str(uploads / "abc" / ".." / ".." / "secret.png")) is None
+    assert uploaded_file(str(tmp_path / "secret.png")) is None
+    assert uploaded_file("abc/photo.png") is None  # relative: from where?
+    assert uploaded_file(str(uploads)) is None
+    assert uploaded_file("/etc/passwd") is None
 
 
 async def test_the_list_keeps_the_newest_ten_and_a_conversation_fits_its_size(monkeypatch):
     page = offline_page(ConvertUnits())
     *_, (_, _, state, _) = await run(page.chat({"text": "convert 5 miles"}, None))
-    kept = history.Kept()
+    kept = Kept()
     for number in range(12):
         state.conversation_id = f"{number:x}"
         kept.changes(state, now=float(number))
@@ -280,9 +294,9 @@ async def test_the_list_keeps_the_newest_ten_and_a_conversation_fits_its_size(mo
     # A conversation larger than a browser keeps of one leaves out its oldest turns.
     for text in ("km", "what is 6*7", "what is 2+2"):
         *_, (_, _, state, _) = await run(page.chat({"text": text}, state))
-    sizes = [history.size_of(history.turn_data(r)) for r in state.turns]
-    rest = history.size_of({**history.snapshot(state), "turns": []})  # its memory and all
-    monkeypatch.setattr(history, "CONVERSATION_BYTES", rest + sum(sizes[-2:]) + 10)
+    sizes = [size_of(turn_data(r)) for r in state.turns]
+    rest = size_of({**snapshot(state), "turns": []})  # its memory and all
+    monkeypatch.setattr(kept_module, "CONVERSATION_BYTES", rest + sum(sizes[-2:]) + 10)
     state.conversation_id = "c0"
     (put,) = kept.changes(state)
     *_, items = put["lists"]["turns"]
@@ -300,20 +314,20 @@ async def test_the_list_keeps_the_newest_ten_and_a_conversation_fits_its_size(mo
 
 
 def test_titles_come_from_the_first_message():
-    assert history.title_of("  what   is this?\n", "en") == "what is this?"
-    assert history.title_of("", "zh") == "仅图片"
-    long = history.title_of("word " * 40, "en")
-    assert len(long) == history.TITLE_CHARS and long.endswith("…")
+    assert title_of("  what   is this?\n", "en") == "what is this?"
+    assert title_of("", "zh") == "仅图片"
+    long = title_of("word " * 40, "en")
+    assert len(long) == TITLE_CHARS and long.endswith("…")
 
 
 async def test_image_ids_of_a_shape_the_server_never_makes_are_refused():
     page = offline_page(Zoom())
     label = str(EXAMPLES / "label.png")
     *_, (_, _, state, _) = await run(page.chat({"text": "Zoom in", "files": [label]}, None))
-    good = history.snapshot(state)
+    good = snapshot(state)
     forged = {**good, "images": [{**good["images"][0], "id": "../../x"}]}
-    loaded = history.read_loaded(payload(current_id=good["id"], current=forged))
+    loaded = read_loaded(payload(current_id=good["id"], current=forged))
     assert loaded.problem and loaded.current is None
     with pytest.raises(ValueError):
-        history.restore(page.new_state(), forged)
+        restore(page.new_state(), forged)
     state.close()

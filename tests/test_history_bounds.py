@@ -1,6 +1,6 @@
 """What the browser sends up of its saved conversations is bounded before it is parsed and
 validated: a value too large or nested too deep is set aside with the one notice, at a cost
-that does not grow with it (`ui.history.read_loaded`, `ui.json_bounds`)."""
+that does not grow with it (`ui.conversations.stored.read_loaded`, `ui.json_bounds`)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ import pytest
 
 from agent.config import Settings
 from agent.models import OfflineModel
-from ui import history
+from ui.conversations.handlers import History
+from ui.conversations.stored import FORMAT, VERSION, Loaded, read_loaded
 from ui.handlers import PageHandlers
-from ui.history_panel import History
 
 
 def sent(inner: str) -> str:
     """What the page sends as it loads, with `inner` (JSON text) as its list."""
-    head = json.dumps({"format": history.FORMAT, "version": history.VERSION})
+    head = json.dumps({"format": FORMAT, "version": VERSION})
     return head[:-1] + ', "index": ' + inner + "}"
 
 
@@ -30,7 +30,7 @@ MANY = sent("[" + "[]," * 400_000 + "[]]")
 
 @pytest.mark.parametrize("text", [HUGE, DEEP, MANY], ids=["30 MB", "deep", "many"])
 def test_a_value_past_the_bounds_is_set_aside(text):
-    assert history.read_loaded(text) == history.Loaded(problem=True)
+    assert read_loaded(text) == Loaded(problem=True)
 
 
 def test_the_page_says_the_one_notice_and_starts_afresh():
@@ -53,8 +53,8 @@ def nested(depth: int) -> list:
 
 def test_a_value_within_the_bounds_still_reads():
     conversation = {"id": "ab", "turns": [], "x": nested(40)}
-    index = {"format": history.FORMAT, "version": 2, "conversations": []}
+    index = {"format": FORMAT, "version": 2, "conversations": []}
     text = sent(json.dumps(index))
     text = text[:-1] + ', "current_id": "ab", "current": ' + json.dumps(conversation) + "}"
-    loaded = history.read_loaded(text)
+    loaded = read_loaded(text)
     assert not loaded.problem and loaded.current == conversation

@@ -1,5 +1,6 @@
-"""The saved conversations' handlers (ui.history_panel) called directly, without a page; the
-browser's storage is the page's own script in Node (`tests/support/history_browser.py`)."""
+"""The saved conversations' handlers (ui.conversations.handlers) called directly, without a
+page; the browser's storage is the page's own script in Node
+(`tests/support/history_browser.py`)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,9 @@ from tests.support.history_browser import INDEX, BrowserStorage
 from tools.calculator import Calculator
 from tools.convert_units import ConvertUnits
 from tools.zoom import Zoom
-from ui import history
+from ui.conversations.handlers import History
+from ui.conversations.snapshot import stored_prefs
 from ui.handlers import PageHandlers
-from ui.history_panel import History
 from ui.page_values import chat_messages
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
@@ -116,7 +117,7 @@ async def test_an_unreadable_value_starts_afresh_and_is_replaced(browser):
     kept = browser.kept(tab)
     assert chat == [] and kept["conversations"] == []
     assert kept["current"] == state.conversation_id
-    assert kept["prefs"] == history.stored_prefs(state.prefs)  # the page's settings, afresh
+    assert kept["prefs"] == stored_prefs(state.prefs)  # the page's settings, afresh
     assert all(s is not None for s in settings)  # no setting changes
     fresh.close()
 

@@ -16,9 +16,12 @@ from agent.models import OfflineModel
 from tests.support.history_browser import CONVERSATION, INDEX, BrowserStorage
 from tools.calculator import Calculator
 from tools.image_info import ImageInfo
-from ui import history
+from ui.conversations import restore as restore_module
+from ui.conversations.handlers import History
+from ui.conversations.restore import restore
+from ui.conversations.snapshot import snapshot
+from ui.conversations.stored import read_loaded
 from ui.handlers import PageHandlers
-from ui.history_panel import History
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
 IMAGES = ["label.png", "receipt.png", "sign.png"]
@@ -42,7 +45,7 @@ def browser():
 def uploads(tmp_path, monkeypatch):
     """The example images as the page would have uploaded them (in Gradio's upload folder)."""
     folder = tmp_path / "gradio"
-    monkeypatch.setattr(history, "get_upload_folder", lambda: str(folder))
+    monkeypatch.setattr(restore_module, "get_upload_folder", lambda: str(folder))
     paths = []
     for name in IMAGES:
         (folder / name[:4]).mkdir(parents=True)
@@ -124,7 +127,7 @@ async def test_a_save_carries_what_is_new_in_its_conversation_and_nothing_else(b
     assert len(up) < 3_000 < kept
     state, chat, listed = opened(page, panel, fresh)
     assert chat == [] and len(listed.choices) == 10
-    others = {e["id"] for e in history.read_loaded(up).index}
+    others = {e["id"] for e in read_loaded(up).index}
     patches = await send(panel, page, fresh, state, "what is 50*3")
     assert all(conversation not in p for p in patches for conversation in others)
     # Each change carries the conversation's small fields and what is new, however much the
@@ -248,7 +251,7 @@ def test_only_a_last_turn_saved_before_its_images_were_prepared_prepares_them(up
     turn = {"text": "How big is each image?", "status": "running", "uploads": uploads * 5}
     data = {"id": "ab", "turns": [{**turn, "number": 1}, {**turn, "number": 2}]}
     state = page.new_state()
-    history.restore(state, data)
+    restore(state, data)
     # The first turn's uploads are not looked at; the last one's at most as many as a
     # message may have, each image once.
     assert state.turns[0].refs == [] and len(state.turns[1].refs) == 3
@@ -263,7 +266,7 @@ async def test_the_changes_add_up_to_the_conversation_and_send_each_event_about_
     patches = await send(panel, page, tab, state, "what is 6*7")
     patches += await send(panel, page, tab, state, "How big is this image?", [EXAMPLES / IMAGES[0]])
     kept = browser.kept(tab)["conversations"][0]
-    whole = json.loads(json.dumps(history.snapshot(state), ensure_ascii=False))
+    whole = json.loads(json.dumps(snapshot(state), ensure_ascii=False))
     assert {**kept, "saved_at": 0} == {**whole, "saved_at": 0}
     # Each change of a turn carries its new events, and the last it had, which may have grown.
     sent = [

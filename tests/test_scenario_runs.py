@@ -16,7 +16,7 @@ from agent.config import Settings
 from agent.models import OfflineModel
 from agent.scenarios.results import RunResult, TurnResult
 from agent.tokens import Tokens
-from ui.conversation_view import scenario_turns, viewer_values
+from ui.conversations.view import scenario_turns, viewer_values
 from ui.handlers import PageHandlers
 from ui.scenario_runs import (
     SUITES_DIR,

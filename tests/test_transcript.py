@@ -12,8 +12,8 @@ from agent.config import Settings
 from agent.models import OfflineModel, ScriptedModel
 from tools.convert_units import ConvertUnits
 from tools.zoom import Zoom
+from ui.conversations.transcript import transcript
 from ui.handlers import PageHandlers
-from ui.transcript import transcript
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
 

@@ -1,7 +1,7 @@
 """The conversation viewer checks a file's sizes before it unpacks or parses anything: a zip of
 200,000 events, a small zip of 50 MB of `[],[],...`, a zip whose header lies about its size,
 too many entries, lists or events, and nesting too deep each end with one sentence, having
-unpacked no more than the bounds allow (`ui.conversation_view`, `ui.json_bounds`)."""
+unpacked no more than the bounds allow (`ui.conversations.reader`, `ui.json_bounds`)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from pathlib import Path
 import gradio as gr
 import pytest
 
-import ui.conversation_view as view
+import ui.conversations.reader as reader
 from agent.config import Settings
 from agent.models import OfflineModel
 from tests.support.bounded import run_bounded
-from ui.conversation_view import UnreadableFile, load_conversation
+from ui.conversations.reader import UnreadableFile, load_conversation
 from ui.handlers import PageHandlers
 from ui.json_bounds import OutOfBounds, check_text, check_value
 from ui.labels import UI_TEXT
@@ -77,7 +77,7 @@ def test_both_end_within_a_small_memory_budget(events_200k, lists_50mb, tmp_path
     # Before the bounds the 50 MB one took 1.4 GB.
     calls = [[str(p), str(tmp_path / "shown")] for p in (events_200k, lists_50mb)]
     for outcome in run_bounded(
-        "ui.conversation_view:load_conversation", calls, seconds=60, memory_mb=200
+        "ui.conversations.reader:load_conversation", calls, seconds=60, memory_mb=200
     ):
         assert outcome.finished and outcome.raised("UnreadableFile"), outcome
         assert outcome.message.startswith("too_big")
@@ -101,7 +101,7 @@ def test_a_header_that_understates_the_size_unpacks_no_more_than_it_says(lists_5
 
 
 def test_too_many_entries_are_refused_before_the_zip_is_listed(tmp_path):
-    extra = {f"images/img_{i}.png": b"" for i in range(view.MAX_ENTRIES + 1)}
+    extra = {f"images/img_{i}.png": b"" for i in range(reader.MAX_ENTRIES + 1)}
     path = zipped(tmp_path / "entries.zip", conversation(CALL), **extra)
     refused = refusal(path, tmp_path / "shown")
     assert refused.reason == "too_big" and refused.unpacked == 0
@@ -116,26 +116,26 @@ def test_a_zip64_directory_is_refused(tmp_path):
 
 
 def test_lists_within_the_byte_cap_are_counted_before_parsing(tmp_path):
-    text = conversation("[]," * (view.MAX_CONTAINERS + 1) + "[]")
-    assert len(text) < view.MAX_JSON_BYTES
+    text = conversation("[]," * (reader.MAX_CONTAINERS + 1) + "[]")
+    assert len(text) < reader.MAX_JSON_BYTES
     refused = refusal(zipped(tmp_path / "lists.zip", text), tmp_path / "shown")
     assert refused.reason == "too_big" and "lists and objects" in refused.detail
     assert refused.unpacked == len(text)
 
 
 def test_events_past_a_turns_bound_are_refused_after_parsing(tmp_path):
-    text = conversation(",".join([CALL] * (view.MAX_TURN_EVENTS + 1)))
+    text = conversation(",".join([CALL] * (reader.MAX_TURN_EVENTS + 1)))
     refused = refusal(zipped(tmp_path / "calls.zip", text), tmp_path / "shown")
     assert refused.reason == "too_big" and "events" in refused.detail
-    text = conversation(",".join([CALL] * view.MAX_TURN_EVENTS))
+    text = conversation(",".join([CALL] * reader.MAX_TURN_EVENTS))
     opened = load_conversation(zipped(tmp_path / "fits.zip", text), tmp_path / "shown")
-    assert len(opened.turns[0].events) == view.MAX_TURN_EVENTS
+    assert len(opened.turns[0].events) == reader.MAX_TURN_EVENTS
     assert opened.unpacked == len(text)
 
 
 def test_events_past_the_conversations_bound_are_refused(tmp_path):
-    per_turn = view.MAX_TURN_EVENTS
-    turns = view.MAX_EVENTS // per_turn + 1
+    per_turn = reader.MAX_TURN_EVENTS
+    turns = reader.MAX_EVENTS // per_turn + 1
     text = conversation(",".join([CALL] * per_turn), turns=turns)
     refused = refusal(zipped(tmp_path / "calls.zip", text), tmp_path / "shown")
     assert refused.reason == "too_big" and "events" in refused.detail
@@ -143,10 +143,10 @@ def test_events_past_the_conversations_bound_are_refused(tmp_path):
 
 def test_streamed_pieces_count_once_joined(tmp_path):
     delta = '{"type": "model_delta", "step": 1, "text": "a"}'
-    text = conversation(",".join([delta] * (view.MAX_TURN_EVENTS * 3)))
+    text = conversation(",".join([delta] * (reader.MAX_TURN_EVENTS * 3)))
     (turn,) = load_conversation(zipped(tmp_path / "deltas.zip", text), tmp_path / "shown").turns
     (event,) = turn.events
-    assert event.text == "a" * view.MAX_TURN_EVENTS * 3
+    assert event.text == "a" * reader.MAX_TURN_EVENTS * 3
 
 
 def test_nesting_is_bounded_even_with_a_bracket_hidden_in_a_string(tmp_path):
@@ -163,10 +163,10 @@ def test_nesting_is_bounded_even_with_a_bracket_hidden_in_a_string(tmp_path):
 
 def test_an_older_trace_file_has_the_same_bounds(tmp_path):
     big = tmp_path / "big.json"
-    big.write_bytes(b"[" + b"[]," * (view.MAX_JSON_BYTES // 3) + b"[]]")
+    big.write_bytes(b"[" + b"[]," * (reader.MAX_JSON_BYTES // 3) + b"[]]")
     assert refusal(big, tmp_path / "shown").reason == "too_big"
     many = tmp_path / "many.json"
-    many.write_text("[" + ",".join([CALL] * (view.MAX_TURN_EVENTS + 1)) + "]")
+    many.write_text("[" + ",".join([CALL] * (reader.MAX_TURN_EVENTS + 1)) + "]")
     assert refusal(many, tmp_path / "shown").reason == "too_big"
 
 

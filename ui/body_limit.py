@@ -14,7 +14,7 @@ The caps follow the operator's settings (`caps_for`):
   data URLs inside the JSON: the same images in base64;
 - everything else, JSON (`/gradio_api/queue/join`, `/gradio_api/call/...`, `/ask`'s message,
   the stored history the page sends once it loads): the larger of the stored history
-  (`ui.history.MAX_BYTES`) and a message at its longest, and room for the rest.
+  (`ui.conversations.stored.MAX_BYTES`) and a message at its longest, and room for the rest.
 
 Besides its bytes, a JSON body may hold only so many lists and objects (counted as `[` and
 `{`, strings included: an upper bound), the part of its cost its size does not bound.
@@ -30,7 +30,7 @@ from typing import Any
 
 from agent.config import Settings
 
-from .history import MAX_BYTES as HISTORY_BYTES
+from .conversations.stored import MAX_BYTES as HISTORY_BYTES
 
 log = logging.getLogger(__name__)
 

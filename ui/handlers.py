@@ -24,6 +24,7 @@ from .turns import STREAM_INTERVAL, TurnRunner, file_path, on_page
 
 __all__ = ["HELD", "STREAM_INTERVAL", "UNCHANGED", "PageHandlers", "on_page"]
 
+
 class Checked:
     """Marks a message `take_message` checked, so its turn does not check it again. An object
     no request can carry, kept only in the server's state (a copy of it still marks)."""
@@ -240,7 +241,7 @@ class PageHandlers(TurnRunner):
         if state is not None:
             # The number its turn will have among the session's turns (`ui.access`); its
             # presence says the message was taken, and is saved with its words at once
-            # (`ui.history_panel.History.taking`).
+            # (`ui.conversations.handlers.History.taking`).
             taken["turn"] = state.turns_started + 1
         if pressed is not None:
             taken["pressed"] = pressed

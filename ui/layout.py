@@ -15,8 +15,8 @@ from agent.config import DEFAULT_OPENAI_MODEL
 
 from . import approval_panel
 from .access import shown_url
+from .conversations.panel import history_parts, new_button
 from .examples import example_labels, example_values
-from .history_panel import history_parts, new_button
 from .labels import UI_TEXT, language_key
 from .language import LANGUAGES
 from .page_state import Prefs
@@ -35,7 +35,7 @@ def text_of(key: str) -> Any:
 
 def chat_tab(prefs0: Prefs, words: PageWords) -> SimpleNamespace:
     """The conversation and its trace, side by side (stacked on a narrow screen), with the
-    past conversations (`ui.history_panel`) under the examples. Each part with words is added
+    past conversations (`ui.conversations.panel`) under the examples. Each part with words is added
     to `words`, which gives them again when the language changes."""
     with gr.Row(equal_height=False):
         with gr.Column(scale=3, min_width=360):

@@ -32,7 +32,7 @@ from agent.models.vision import VisionMemory
 from agent.session import Session
 from agent.turn_handle import TurnHandle
 
-from .conversation_export import write_conversation
+from .conversations.export import write_conversation
 from .process_folders import claim
 
 if TYPE_CHECKING:
@@ -151,9 +151,10 @@ class PageState:
         self.env = env
         self.turns: list[TurnRecord] = []
         self.trace_file: str | None = None
-        # The conversation's name in the browser's saved conversations (ui.history).
+        # The conversation's name in the browser's saved conversations (ui.conversations).
         self.conversation_id = uuid.uuid4().hex[:12]
-        # What the server knows of the conversations the browser keeps (`ui.history.Kept`).
+        # What the server knows of the conversations the browser keeps
+        # (`ui.conversations.kept.Kept`).
         self.saved: Any = None
         # Image folders of this page's earlier conversations: opened again, they show their
         # images. They go when the page's state closes.
@@ -185,8 +186,8 @@ class PageState:
         # When the page last said each way of "wait for the running turn": once on screen is
         # enough.
         self.wait_told_at: dict[str, float] = {}
-        # Messages taken from the input, counted as the browser saves them (ui.history_panel):
-        # a page load that comes after one restores nothing over it.
+        # Messages taken from the input, counted as the browser saves them
+        # (ui.conversations.handlers): a page load that comes after one restores nothing over it.
         self.messages_taken = 0
         # For the turn limits (ui.access); Clear does not reset them.
         self.turns_started = 0
@@ -302,7 +303,7 @@ class PageState:
 
     def write_trace(self, record: TurnRecord) -> str:
         """The download after `record` ended: the whole conversation as a zip (the format is
-        `ui.conversation_export`'s); the one before it goes."""
+        `ui.conversations.export`'s); the one before it goes."""
         run_id = next((e.run_id for e in record.events if e.type == "run_started"), "turn")
         path = self.folder / f"conversation-{len(self.turns)}-{run_id}.zip"
         write_conversation(self.turns, path)

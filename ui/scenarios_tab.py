@@ -3,7 +3,7 @@ settings, read the results, and look at any run's conversation; and open a downl
 conversation file to read it, without a model.
 
 What runs and what the table shows is `ui.scenario_runs`; reading a conversation file and
-showing it is `ui.conversation_view`. This module lays the tab out and wires it.
+showing it is `ui.conversations.view`. This module lays the tab out and wires it.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from agent.config import ModelNotConfigured
 from agent.offload import Overdue, run_quick
 from tools.ocr.pool import READER
 
-from .conversation_view import UnreadableFile, load_conversation, scenario_turns, viewer_values
+from .conversations.reader import UnreadableFile, load_conversation
+from .conversations.view import scenario_turns, viewer_values
 from .labels import t
 from .listeners import Private
 from .page_state import sessions_root, traces_root

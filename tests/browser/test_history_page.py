@@ -22,7 +22,7 @@ import pytest
 import app
 from agent.models import OfflineModel
 from tests.support.held_model import Gate, HeldBefore
-from ui.history_panel import STORAGE_PREFIX
+from ui.conversations.panel import STORAGE_PREFIX
 from ui.labels import UI_TEXT
 
 pytestmark = pytest.mark.browser

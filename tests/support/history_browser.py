@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from ui.history_panel import SCRIPT, STORAGE_PREFIX, script_settings
+from ui.conversations.panel import SCRIPT, STORAGE_PREFIX, script_settings
 
 HARNESS = Path(__file__).with_name("history_browser.js")
 INDEX = STORAGE_PREFIX + "index"

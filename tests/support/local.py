@@ -57,7 +57,7 @@ def open_page(browser: Any, url: str, locale: str = "en-US", viewport: Any = Non
     """The page at `url` (at a desktop's size unless `viewport` says) in a context of its own,
     once it has finished loading: its input is there and the conversation the tab had is back,
     which the page's script marks by naming the tab's conversation in its sessionStorage."""
-    from ui.history_panel import STORAGE_PREFIX
+    from ui.conversations.panel import STORAGE_PREFIX
 
     context = browser.new_context(locale=locale, viewport=viewport or DESKTOP)
     page = context.new_page()

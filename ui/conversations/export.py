@@ -2,7 +2,7 @@
 
     conversation.json   {"format": "multimodal-react-agent/conversation", "version": 1,
                          "turns": [...], "images": [...]}
-    conversation.md     the same conversation for a person to read (`ui.transcript`)
+    conversation.md     the same conversation for a person to read (`ui.conversations.transcript`)
     images/<id>.<ext>   each image of the conversation: the person's uploads as the agent
                         saw them (oriented, downscaled) and the images tools made
 
@@ -28,7 +28,7 @@ from agent.events import RunFinishedEvent, ToolResultEvent, export_trace
 from .transcript import transcript
 
 if TYPE_CHECKING:
-    from .page_state import TurnRecord
+    from ..page_state import TurnRecord
 
 FORMAT = "multimodal-react-agent/conversation"
 VERSION = 1

@@ -2,7 +2,7 @@
 this app. The person's words, their images inline, each step's Thought, tool call (with its
 arguments) and Observation (with the images the tool made), the notices, and how the turn
 ended: the answer, the question asked, the call waiting for approval, the error, or stopped.
-Made from the download's own JSON (`ui.conversation_export.conversation_data`), so both say
+Made from the download's own JSON (`ui.conversations.export.conversation_data`), so both say
 the same; images are the zip's own files, linked by their names inside it.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .labels import words
+from ..labels import words
 
 # What the person and the model wrote is quoted, not taken as the transcript's own markup.
 _FENCE = "~~~~"
