@@ -25,11 +25,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from tools import words
+
 from .calls import Ready
 from .config import ApprovalPolicy as Policy
 from .events import ApprovalDecisionEvent, ApprovalEvent
 from .messages import NativeCall, StepRecord, action_text
-from .prompts import language_key
 from .session import PendingApproval
 from .turn import Terminal, TurnState
 
@@ -51,57 +52,20 @@ class ApprovalDecision(BaseModel):
     always: bool = False
 
 
-_SENTENCES = {
-    "en": {
-        "question": "The agent wants to call {tool} with {arguments}. This tool acts outside "
-        "this conversation: approve, edit the arguments, or deny. (Reply yes or no.)",
-        "bad_json": "The edited arguments are not valid JSON ({detail}); fix them, or approve "
-        "or deny the call as it is.",
-        "not_object": 'The edited arguments must be a JSON object such as {{"city": '
-        '"Paris"}}; fix them, or approve or deny the call as it is.',
-        "invalid": "The edited arguments do not fit {tool}: {detail}. Fix them, or approve or "
-        "deny the call as it is.",
-        # The call's Observation, in the conversation's language as tools write theirs.
-        "denied": "The user denied this call.",
-        "refused": "Calls to {tool} are not allowed here (approval policy: never), so it was "
-        "not made.",
-        "approve": "Approve",
-        "edit": "Approve with edited arguments",
-        "deny": "Deny",
-    },
-    "zh": {
-        "question": "智能体想调用 {tool}，参数为 {arguments}。这个工具会作用于对话之外：请批准、"
-        "修改参数或拒绝。（回复“好”或“不”。）",
-        "bad_json": "修改后的参数不是有效的 JSON（{detail}）；请改正，或按原样批准或拒绝这次调用。",
-        "not_object": '修改后的参数必须是 JSON 对象，例如 {{"city": "Paris"}}；请改正，'
-        "或按原样批准或拒绝这次调用。",
-        "invalid": "修改后的参数不符合 {tool} 的要求：{detail}。请改正，"
-        "或按原样批准或拒绝这次调用。",
-        "denied": "用户拒绝了这次调用。",
-        "refused": "这里不允许调用 {tool}（批准策略：never），所以没有调用。",
-        "approve": "批准",
-        "edit": "按修改后的参数批准",
-        "deny": "拒绝",
-    },
-}
+def _replies(kind: str) -> frozenset[str]:
+    """The replies of one kind ("yes", "no", "always") typed in either language."""
+    return frozenset(
+        word for said in words.both(f"approval.replies.{kind}").values() for word in said
+    )
+
 
 # Replies typed instead of pressing a button, after trailing punctuation is dropped.
-# fmt: off
-_YES = frozenset({
-    "yes", "y", "yeah", "yep", "approve", "approved", "ok", "okay", "sure", "go ahead", "allow",
-    "go", "好", "好的", "可以", "是", "是的", "行", "同意", "批准", "确认", "允许",
-})
-_NO = frozenset({
-    "no", "n", "nope", "deny", "denied", "reject", "don't", "do not", "cancel",
-    "不", "不要", "不行", "不可以", "否", "拒绝", "别", "取消",
-})
-# fmt: on
-_ALWAYS = {"always", "always allow", "总是允许", "始终允许", "一直允许"}
+_YES, _NO, _ALWAYS = _replies("yes"), _replies("no"), _replies("always")
 _TRAILING = re.compile(r"[\s.!。！,，~]+$")
 
 
 def sentence(language: str, key: str, **values: Any) -> str:
-    return _SENTENCES[language_key(language)][key].format(**values)
+    return words.say(language, f"approval.{key}", **values)
 
 
 def decision_text(decision: ApprovalDecision, language: str) -> str:
