@@ -86,6 +86,8 @@ class Settings(BaseSettings):
         default=1568, ge=64, le=8192, validation_alias="AGENT_MAX_IMAGE_SIDE"
     )
     max_upload_mb: float = Field(default=20.0, gt=0, le=200, validation_alias="AGENT_MAX_UPLOAD_MB")
+    # A PDF is read page by page, each page an image of the conversation: at most this many.
+    pdf_pages: int = Field(default=10, ge=1, le=100, validation_alias="AGENT_PDF_PAGES")
     tool_timeout: float = Field(default=30.0, gt=0, le=600, validation_alias="AGENT_TOOL_TIMEOUT")
     model_timeout: float = Field(default=60.0, gt=0, le=600, validation_alias="AGENT_MODEL_TIMEOUT")
     # How models call tools: react (the ReAct text), native (the endpoint's `tools` parameter)

@@ -62,10 +62,16 @@ def action_text(
 def image_note(refs: Sequence[ImageRef]) -> str:
     # Last in its message's text, in the order of the image parts: a model that takes text
     # only is told which image each left-out part was from it (`agent.models.vision`).
-    listed = ", ".join(
-        f"{r.id} ({r.width}x{r.height}{', ' + r.label if r.label else ''})" for r in refs
-    )
-    return f"[Images: {listed}]"
+    return f"[Images: {', '.join(f'{r.id} ({_facts(r)})' for r in refs)}]"
+
+
+def _facts(ref: ImageRef) -> str:
+    facts = [f"{ref.width}x{ref.height}"]
+    if ref.label:
+        facts.append(ref.label)
+    if ref.page:
+        facts.append(f"page {ref.page} of {ref.pages} of the PDF {ref.source_name}".rstrip())
+    return ", ".join(facts)
 
 
 def image_part(ref: ImageRef, detail: Detail) -> dict[str, Any]:

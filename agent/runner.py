@@ -172,12 +172,7 @@ class Agent:
 
     def new_session(self) -> Session:
         """A conversation whose image store follows this agent's settings."""
-        settings = self.settings
-        store = ImageStore(
-            max_side=settings.max_image_side,
-            max_bytes=int(settings.max_upload_mb * 1024 * 1024),
-        )
-        return Session(images=store)
+        return Session(images=ImageStore.for_settings(self.settings))
 
 
 class _Turn(TurnState):

@@ -26,7 +26,7 @@ async def test_a_checked_upload_is_not_read_again_by_the_agent(tmp_path, monkeyp
     refs, refused = await prepare_images(session.images, [photo(tmp_path)])
     assert refused == [] and [r.id for r in refs] == ["img_1"]
     reads = []
-    monkeypatch.setattr(images, "_read_source", lambda *a: reads.append(a) or (b"", ""))
+    monkeypatch.setattr(images, "read_source", lambda *a: reads.append(a) or (b"", ""))
     model = ScriptedModel(["Answer: a teal picture"])
     events = await collect(Agent(model, []), "what is this?", refs, session)
     assert events[-1].type == "answer" and reads == []

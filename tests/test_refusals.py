@@ -16,6 +16,7 @@ CJK = re.compile(r"[\u3400-\u9fff]")
 def test_every_refusal_is_written_in_both_languages():
     assert SENTENCES["en"].keys() == SENTENCES["zh"].keys()
     facts = {"size": "30 MB", "limit": "20 MB", "width": 9000, "height": 9000, "image": "img_1"}
+    facts["pages"] = 500
     for kind in SENTENCES["en"]:
         english = refusal(kind, "en", name="a.png", **facts)
         chinese = refusal(kind, "zh", name="a.png", **facts)
@@ -40,5 +41,5 @@ async def test_prepared_images_are_refused_in_the_turns_language(tmp_path):
     fake.write_bytes(b"%PDF-1.4 not really")
     good, refused = await prepare_images(ImageStore(tmp_path / "store"), [fake], "zh-CN")
     assert good == [] and refused == [
-        "“scan.pdf”是 PDF 文档，不是图片；请把页面导出为 PNG 或 JPEG。"
+        "“scan.pdf”是无法读取的 PDF，可能已损坏。"
     ]

@@ -44,6 +44,11 @@ class ImageRef(BaseModel):
     exif: dict[str, Any] = Field(default_factory=dict)
     source_name: str = ""
     label: str = ""
+    # A page of a PDF: its number (from 1), the PDF's page count, and the text the PDF holds
+    # for it (empty for a scanned page); 0, 0 and "" for a picture.
+    page: int = 0
+    pages: int = 0
+    text_layer: str = ""
     # The encoded copy, read once: every model call re-sends the conversation's images.
     _data_url: str | None = PrivateAttr(default=None)
 

@@ -218,14 +218,16 @@ class ReadText(Tool[ReadTextArgs]):
         return image_id_from(text, image_ids, known)
 
     def run(self, args: ReadTextArgs, ctx: ToolContext) -> ToolResult:
-        image = ctx.open_image(args.image_id)
         w = _SAID[language_of(ctx)]
-        lines = [
-            line
-            for line in recognise(image, args.min_confidence, ctx, self.timeout)
-            if not _stray_mark(line)
-        ]
-        data = {"image_id": args.image_id, "lines": lines}
+        # A PDF's page holds its own text: exact and instant, where OCR of its picture is not.
+        layer = str(ctx.image_meta(args.image_id).get("text_layer") or "")
+        if layer.strip():
+            lines = [{"text": line, "confidence": 1.0} for line in layer.splitlines() if line]
+        else:
+            image = ctx.open_image(args.image_id)
+            found = recognise(image, args.min_confidence, ctx, self.timeout)
+            lines = [line for line in found if not _stray_mark(line)]
+        data = {"image_id": args.image_id, "lines": lines, "text_layer": bool(layer.strip())}
         if not lines:
             bar = args.min_confidence > ENGINE_MIN_SCORE
             threshold = w["threshold"].format(args.min_confidence) if bar else ""

@@ -162,7 +162,7 @@ async def run_tool(tool: Tool, given: dict[str, Any], page: PageHandlers) -> Any
     """One call of `tool` with an image store of its own; the text, and the image if the tool
     makes one. A problem is a `gr.Error` with the tool's sentence, which the client reads."""
     env = page.env
-    store = ImageStore(max_side=env.max_image_side, max_bytes=int(env.max_upload_mb * 2**20))
+    store = ImageStore.for_settings(env)
     timeout = timeout_for(tool, env.tool_timeout)
     try:
         arguments = {k: v for k, v in given.items() if k != "image" and v is not None}

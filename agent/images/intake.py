@@ -73,15 +73,16 @@ async def sort_images(
             refused.append(source)
             continue
         try:
-            ref = await _ref(store, source)
+            found = await _refs(store, source)
         except ImageRejected as exc:
             refused.append(RefusedImage.of(exc))
             continue
-        if any(r.id == ref.id for r in refs):
-            # The same picture twice is used once, and the person is told so.
-            refused.append(RefusedImage.duplicate(ref, source))
+        new = [ref for ref in found if all(r.id != ref.id for r in refs)]
+        if not new:
+            # The same picture (or PDF) twice is used once, and the person is told so.
+            refused.append(RefusedImage.duplicate(found[0], source))
             continue
-        refs.append(ref)
+        refs.extend(new)
     return refs, refused
 
 
@@ -94,13 +95,14 @@ async def prepare_images(
     return refs, [r.sentence(language) for r in refused]
 
 
-async def _ref(store: ImageStore, source: str | Path | bytes | ImageRef) -> ImageRef:
-    """A reference the store already holds is used as it is; anything else is loaded."""
+async def _refs(store: ImageStore, source: str | Path | bytes | ImageRef) -> list[ImageRef]:
+    """A reference the store already holds is used as it is; anything else is loaded (a PDF
+    as its pages)."""
     if isinstance(source, ImageRef):
         if source.id in store.ids() and store.get(source.id).path == source.path:
-            return store.get(source.id)
-        source = source.path
-    return await store.load_async(source)
+            return [store.get(source.id)]
+        return [await store.load_async(source.path)]
+    return await store.load_upload_async(source)
 
 
 _CJK = re.compile(r"[\u3400-\u9fff]")

@@ -31,9 +31,10 @@ from PIL import Image, UnidentifiedImageError
 
 from tools.base import ImageRef
 
-from ..refusals import refusal
 from .exif import read_exif
+from .pdf import DEFAULT_MAX_PAGES, PdfRefused, is_pdf, render_pages
 from .prepare import TooManyPixels, encode, open_checked, prepare
+from .source import ImageRejected, not_an_image, read_source
 
 DEFAULT_MAX_SIDE = 1568
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
@@ -46,70 +47,8 @@ DEFAULT_MAX_DECODED_BYTES = 100 * 1024 * 1024
 # however many people upload at the same moment.
 DECODES_AT_ONCE = 2
 _decode_gate = threading.BoundedSemaphore(DECODES_AT_ONCE)
-# Files people drop by mistake, recognised by their first bytes so the refusal can say why.
-_NOT_IMAGES = ((b"%PDF", "pdf"), (b"<svg", "svg"), (b"<?xml", "xml"))
-_HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"mif1", b"msf1")
-
-
-class ImageRejected(ValueError):
-    """An upload that is not a usable image; the message is one sentence for a person, in
-    English; `said(language)` is the same sentence in that language (`agent.refusals`)."""
-
-    def __init__(self, kind: str, *, source: str = "", **facts: Any) -> None:
-        super().__init__(refusal(kind, name=source, **facts))
-        self.kind = kind
-        self.source = source
-        self.facts = facts
-
-    def said(self, language: str) -> str:
-        return refusal(self.kind, language, name=self.source, **self.facts)
-
-
-def _read_source(source: Any, max_bytes: int) -> tuple[bytes, str]:
-    if isinstance(source, bytes | bytearray | memoryview):
-        if len(source) > max_bytes:
-            raise ImageRejected("too_big", **_sizes(len(source), max_bytes))
-        data, name = bytes(source), ""
-    elif isinstance(source, str | Path):
-        path = Path(source)
-        name = path.name or str(path)
-        try:
-            if not path.is_file():
-                raise ImageRejected("missing", source=name)
-            size = path.stat().st_size
-            if size > max_bytes:
-                raise ImageRejected("too_big", source=name, **_sizes(size, max_bytes))
-            data = path.read_bytes()
-        except OSError as exc:
-            raise ImageRejected("unreadable_file", source=name) from exc
-        if len(data) > max_bytes:  # it grew since stat
-            raise ImageRejected("too_big", source=name, **_sizes(len(data), max_bytes))
-    else:
-        raise ImageRejected("not_a_source")
-    if not data:
-        raise ImageRejected("empty", source=name)
-    return data, name
-
-
-def _sizes(size: int, max_bytes: int) -> dict[str, str]:
-    return {"size": amount(size), "limit": amount(max_bytes)}
-
-
-def amount(size: float) -> str:
-    if size >= 1e6:
-        return f"{size / 1e6:.1f}".removesuffix(".0") + " MB"
-    return f"{max(1, round(size / 1e3))} kB"
-
-
-def _not_an_image(data: bytes) -> str:
-    """The kind of refusal for bytes Pillow cannot read: what they are, when that is known."""
-    head = data[:64].lstrip()
-    for magic, kind in _NOT_IMAGES:
-        if head.startswith(magic):
-            return kind
-    if data[4:8] == b"ftyp" and data[8:12] in _HEIF_BRANDS:
-        return "heic"
-    return "not_an_image"
+# An upload's key: its digest, the side it was prepared for, its page (0 for a picture).
+_Key = tuple[str, int, int]
 
 
 class ImageStore:
@@ -128,8 +67,9 @@ class ImageStore:
         max_pixels: int = DEFAULT_MAX_PIXELS,
         allow_webp: bool = True,
         max_decoded_bytes: int = DEFAULT_MAX_DECODED_BYTES,
+        max_pdf_pages: int = DEFAULT_MAX_PAGES,
     ) -> None:
-        if min(max_side, max_bytes, max_pixels, max_decoded_bytes) < 1:
+        if min(max_side, max_bytes, max_pixels, max_decoded_bytes, max_pdf_pages) < 1:
             raise ValueError("every size limit must be positive")
         self._root = Path(root) if root else None
         self.max_side = max_side
@@ -137,12 +77,23 @@ class ImageStore:
         self.max_pixels = max_pixels
         self.max_decoded_bytes = max_decoded_bytes
         self.allow_webp = allow_webp
+        self.max_pdf_pages = max_pdf_pages
         self._refs: dict[str, ImageRef] = {}
         # Ids a restored conversation had whose files are gone: tools say so when asked.
         self.lost: set[str] = set()
-        self._by_upload: dict[tuple[str, int], str] = {}
+        self._by_upload: dict[_Key, str] = {}
         self._counter = itertools.count(1)
         self._lock = threading.Lock()
+
+    @classmethod
+    def for_settings(cls, settings: Any, root: str | Path | None = None) -> ImageStore:
+        """A store with the operator's bounds (`agent.config.Settings`)."""
+        return cls(
+            root=root,
+            max_side=settings.max_image_side,
+            max_bytes=int(settings.max_upload_mb * 1024 * 1024),
+            max_pdf_pages=settings.pdf_pages,
+        )
 
     @property
     def root(self) -> Path:
@@ -172,10 +123,71 @@ class ImageStore:
         except Exception as exc:  # a last guard: the contract is ImageRejected or a ref
             raise ImageRejected("unreadable") from exc
 
+    async def load_upload_async(self, source: str | Path | bytes) -> list[ImageRef]:
+        """`load_upload` in a worker thread."""
+        return await asyncio.to_thread(self.load_upload, source)
+
+    def load_upload(self, source: str | Path | bytes) -> list[ImageRef]:
+        """An upload as the images it holds: a picture is one, a PDF one per page (`img_3`
+        page 1, `img_4` page 2...), each page with its text layer. Raises `ImageRejected`."""
+        try:
+            data, name = read_source(source, self.max_bytes)
+            if not is_pdf(data):
+                return [self._load_data(data, name, self.max_side)]
+            return self._load_pdf(data, name)
+        except ImageRejected:
+            raise
+        except MemoryError as exc:
+            raise ImageRejected("too_large") from exc
+        except Exception as exc:  # a last guard, as in `load`
+            raise ImageRejected("unreadable") from exc
+
+    def _load_pdf(self, data: bytes, name: str) -> list[ImageRef]:
+        digest = hashlib.sha256(data).hexdigest()
+        with self._lock:
+            first = self._by_upload.get((digest, self.max_side, 1))
+            if first is not None:
+                pages = self._refs[first].pages
+                keys = [(digest, self.max_side, n) for n in range(1, pages + 1)]
+                return [self._refs[self._by_upload[key]] for key in keys]
+        try:
+            with _decode_gate:
+                pages = render_pages(
+                    data,
+                    max_pages=self.max_pdf_pages,
+                    max_side=self.max_side,
+                    max_pixels=self.max_pixels,
+                )
+        except PdfRefused as exc:
+            raise ImageRejected(exc.kind, source=name, **exc.facts) from exc
+        except TooManyPixels as exc:
+            raise ImageRejected(
+                "too_many_pixels", source=name, width=exc.width, height=exc.height
+            ) from exc
+        return [
+            self._save(
+                prepare(page.image, self.max_side),
+                digest,
+                key=(digest, self.max_side, page.number),
+                source_name=name,
+                original_width=page.image.width,
+                original_height=page.image.height,
+                original_format="PDF",
+                original_mode=page.image.mode,
+                page=page.number,
+                pages=page.pages,
+                text_layer=page.text,
+            )
+            for page in pages
+        ]
+
     def _load_source(self, source: str | Path | bytes, max_side: int | None) -> ImageRef:
         side = max_side or self.max_side
-        data, name = _read_source(source, self.max_bytes)
-        key = (hashlib.sha256(data).hexdigest(), side)
+        data, name = read_source(source, self.max_bytes)
+        return self._load_data(data, name, side)
+
+    def _load_data(self, data: bytes, name: str, side: int) -> ImageRef:
+        key = (hashlib.sha256(data).hexdigest(), side, 0)
         with self._lock:
             if key in self._by_upload:
                 return self._refs[self._by_upload[key]]
@@ -195,14 +207,14 @@ class ImageStore:
         except Image.DecompressionBombError as exc:
             raise ImageRejected("bomb", source=name) from exc
         except UnidentifiedImageError as exc:
-            raise ImageRejected(_not_an_image(data), source=name) from exc
+            raise ImageRejected(not_an_image(data), source=name) from exc
         except MemoryError as exc:
             raise ImageRejected("too_large", source=name) from exc
         except Exception as exc:  # Pillow raises many kinds on damaged input
             kind = "truncated" if "truncated" in str(exc).lower() else "damaged"
             raise ImageRejected(kind, source=name) from exc
 
-    def _load(self, data: bytes, name: str, key: tuple[str, int]) -> ImageRef:
+    def _load(self, data: bytes, name: str, key: _Key) -> ImageRef:
         image, (width, height) = open_checked(data, self.max_pixels, key[1], self.max_decoded_bytes)
         facts = {
             "original_width": width,
@@ -216,7 +228,7 @@ class ImageStore:
         return self._save(prepared, key[0], key=key, source_name=name, **facts)
 
     def _save(
-        self, image: Image.Image, digest: str, *, key: tuple[str, int] | None = None, **facts: Any
+        self, image: Image.Image, digest: str, *, key: _Key | None = None, **facts: Any
     ) -> ImageRef:
         encoded, media_type, suffix = encode(image, allow_webp=self.allow_webp)
         with self._lock:
