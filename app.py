@@ -2,8 +2,8 @@
 
 This module puts the page together and wires it. Its parts are `ui.layout`; what its inputs
 and buttons do is `ui.handlers.PageHandlers`; each browser session's state is
-`ui.page_state.PageState`; events become chat and trace values in `ui.trace_view` and
-`ui.page_values`. The API endpoint `/chat` takes `{"text": ..., "files": [...]}`.
+`ui.page.state.PageState`; events become chat and trace values in `ui.trace_view` and
+`ui.page.values`. The API endpoint `/chat` takes `{"text": ..., "files": [...]}`.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from ui.labels import UI_TEXT
 from ui.language import aria_settings, on_page_load
 from ui.layout import I18N, THEME, chat_tab, settings_panel
 from ui.notices import tell_mcp_notices
-from ui.page_script import LANGUAGE_JS, page_script
-from ui.page_state import (
+from ui.page.script import LANGUAGE_JS, page_script
+from ui.page.state import (
     PageState,
     Prefs,
     default_model,
@@ -42,7 +42,7 @@ from ui.page_state import (
     sessions_root,
     traces_root,
 )
-from ui.page_words import PageWords, language_settings, relabel_handler
+from ui.page.words import PageWords, language_settings, relabel_handler
 from ui.phone import opening_settings, wire_phone
 from ui.scenarios_tab import add_scenarios_tab
 from ui.script_api import add_script_endpoints

@@ -283,7 +283,7 @@ def one_try(browser: Any, url: str, side: Side, items: list[tuple[str, str]], wh
 
 
 def measure(tries: int, conversations: int, turns: int, headed: bool = False) -> tuple:
-    from ui.page_state import sessions_root, traces_root
+    from ui.page.state import sessions_root, traces_root
 
     demo, launch = app_from_main(NO_LIMITS)
     # Before `app_from_main` kept them, `main()` removed its folders as it returned (its launch

@@ -20,7 +20,7 @@ from agent.events import NoticeEvent
 from tests.support.openai_server import OpenAIServer
 from ui.access import Access, refused_address, shown_url
 from ui.handlers import PageHandlers
-from ui.page_state import Prefs
+from ui.page.state import Prefs
 
 ANSWER = "Thought: easy.\nAnswer: hello"
 

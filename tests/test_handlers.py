@@ -15,8 +15,8 @@ from agent.models import OfflineModel, ScriptedModel
 from tests.conftest import Echo
 from tools.convert_units import ConvertUnits
 from ui.handlers import PageHandlers
-from ui.page_state import PageState, Prefs
-from ui.page_values import page_values
+from ui.page.state import PageState, Prefs
+from ui.page.values import page_values
 
 ECHO = ['Thought: echo it.\nAction: echo\nAction Input: {"text": "hi"}', "Answer: It said hi."]
 

@@ -28,7 +28,7 @@ from ui.conversations.stored import (
     size_of,
 )
 from ui.handlers import PageHandlers
-from ui.page_values import chat_messages, trace_messages
+from ui.page.values import chat_messages, trace_messages
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
 KEY = "sk-test-never-in-the-browser-4242"

@@ -19,7 +19,7 @@ from tools.zoom import Zoom
 from ui.conversations.handlers import History
 from ui.conversations.snapshot import stored_prefs
 from ui.handlers import PageHandlers
-from ui.page_values import chat_messages
+from ui.page.values import chat_messages
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
 SETTINGS = ["source", "base_url", "model", "api_key", "temperature", "max_steps"]

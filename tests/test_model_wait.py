@@ -13,7 +13,7 @@ import pytest
 from agent import Agent
 from agent.events import ModelWaitEvent, export_trace
 from agent.models.base import ModelRequest
-from ui.page_values import status_text
+from ui.page.values import status_text
 from ui.trace_view import TurnView
 
 

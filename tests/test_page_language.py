@@ -26,7 +26,7 @@ from ui.examples import EXAMPLE_SETS, EXAMPLES_DIR, example_values
 from ui.handlers import PageHandlers
 from ui.labels import LABELS, UI_TEXT, browser_language, stats_text
 from ui.language import LANGUAGES, on_page_load
-from ui.page_values import status_text
+from ui.page.values import status_text
 from ui.trace_view import TurnView
 
 CJK = re.compile(r"[\u3400-\u9fff]")
@@ -180,7 +180,7 @@ async def test_every_chinese_example_is_answered_in_chinese(tools, label, value)
 
 
 async def test_a_language_change_says_the_conversation_and_every_part_again():
-    from ui.page_words import PageWords, relabel_handler
+    from ui.page.words import PageWords, relabel_handler
 
     page = PageHandlers(lambda prefs: OfflineModel(), Settings(), default_tools())
     state = page.new_state()

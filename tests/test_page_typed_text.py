@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ui.page_values import as_typed, user_message
+from ui.page.values import as_typed, user_message
 
 
 def test_markdown_marks_are_escaped():

@@ -18,7 +18,7 @@ from agent.config import Settings
 from agent.models import ScriptedModel
 from tools.base import StrictArgs, Tool, ToolResult
 from ui.handlers import UNCHANGED, PageHandlers
-from ui.page_values import page_values
+from ui.page.values import page_values
 
 ANSWER = "FINISHED-ANSWER"
 

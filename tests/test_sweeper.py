@@ -24,7 +24,7 @@ from tests.support.local import serve
 from tools.zoom import Zoom
 from ui.examples import EXAMPLES_DIR
 from ui.handlers import PageHandlers
-from ui.page_state import sessions_root, traces_root
+from ui.page.state import sessions_root, traces_root
 from ui.sweeper import Sessions, remove_empty_folders, remove_orphans, sweep_cache
 
 LABEL = EXAMPLES_DIR / "label.png"

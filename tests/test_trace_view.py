@@ -23,7 +23,7 @@ from agent.events import (
     ToolResultEvent,
 )
 from ui.labels import calls_text, duration_text, joined
-from ui.page_values import user_message
+from ui.page.values import user_message
 from ui.trace_view import TurnView, render, streaming_thought
 
 

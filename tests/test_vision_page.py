@@ -16,8 +16,8 @@ from tools import default_tools
 from tools.read_text import ReadText
 from ui.handlers import PageHandlers
 from ui.layout import _VISION
-from ui.page_state import default_prefs
-from ui.page_values import status_text
+from ui.page.state import default_prefs
+from ui.page.values import status_text
 
 __all__ = ["serve", "stopping"]  # fixtures
 

@@ -37,7 +37,7 @@ from .client_address import client_address, current_request
 from .labels import t
 
 if TYPE_CHECKING:
-    from .page_state import PageState, Prefs
+    from .page.state import PageState, Prefs
 
 # Public endpoints a visitor may use with their own key without counting as a custom URL.
 WELL_KNOWN_URLS = ("https://api.openai.com/v1", HF_ROUTER_URL)

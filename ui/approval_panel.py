@@ -21,9 +21,9 @@ from agent.approval import Action, ApprovalDecision, decision_text
 from .handlers import PageHandlers
 from .labels import t
 from .listeners import Quiet
-from .page_state import PageState
-from .page_values import page_values
-from .turns import on_page
+from .page.state import PageState
+from .page.values import page_values
+from .turn_runner import on_page
 
 
 def build(i18n: Any) -> SimpleNamespace:

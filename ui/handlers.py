@@ -1,6 +1,6 @@
 """What the page's inputs and buttons call, apart from the page that wires them (app.py).
 
-`PageHandlers` is a `TurnRunner` (`ui.turns`, which runs the turns) with the page's own
+`PageHandlers` is a `TurnRunner` (`ui.turn_runner`, which runs the turns) with the page's own
 handlers: send, the examples, Retry, Stop, Clear, the settings and the input's stop square.
 Nothing here needs a launched page, so tests call the handlers directly.
 """
@@ -18,9 +18,9 @@ import gradio as gr
 from agent.config import ModelNotConfigured
 
 from .labels import t
-from .page_state import PageState, Prefs
-from .page_values import page_values
-from .turns import STREAM_INTERVAL, TurnRunner, file_path, on_page
+from .page.state import PageState, Prefs
+from .page.values import page_values
+from .turn_runner import STREAM_INTERVAL, TurnRunner, file_path, on_page
 
 __all__ = ["HELD", "STREAM_INTERVAL", "UNCHANGED", "PageHandlers", "on_page"]
 

@@ -13,7 +13,7 @@ from typing import Any
 import gradio as gr
 
 from .labels import browser_language, language_key
-from .page_state import PageState
+from .page.state import PageState
 
 LANGUAGES = ("en", "zh")
 

@@ -19,8 +19,8 @@ from .conversations.panel import history_parts, new_button
 from .examples import example_labels, example_values
 from .labels import UI_TEXT, language_key
 from .language import LANGUAGES
-from .page_state import Prefs
-from .page_words import PageWords, choices
+from .page.state import Prefs
+from .page.words import PageWords, choices
 
 # The page follows the browser's language; zh-CN and zh-TW browsers both get Chinese.
 I18N = gr.I18n(**UI_TEXT, **{"zh-CN": UI_TEXT["zh"], "zh-TW": UI_TEXT["zh"]})

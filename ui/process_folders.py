@@ -40,7 +40,7 @@ except ImportError:  # pragma: no cover - Windows
 
 log = logging.getLogger(__name__)
 
-# The prefixes of the folders the page makes (`ui.page_state`): the ones a start may sweep.
+# The prefixes of the folders the page makes (`ui.page.state`): the ones a start may sweep.
 PREFIXES = ("agent-sessions-", "agent-traces-")
 LOCK_SUFFIX = ".lock"
 # A lock file younger than this may belong to a server that has not locked it yet.

@@ -28,7 +28,7 @@ from .conversations.reader import UnreadableFile, load_conversation
 from .conversations.view import scenario_turns, viewer_values
 from .labels import t
 from .listeners import Private
-from .page_state import sessions_root, traces_root
+from .page.state import sessions_root, traces_root
 from .scenario_runs import (
     Batch,
     agent_prefs,
@@ -272,7 +272,7 @@ def _path(file: Any) -> str:
 
 def add_scenarios_tab(page: Any, state: Any, i18n: Any, words: Any = None) -> None:
     """The tab's contents, inside the `gr.Tab` the page opened for it; its parts with words
-    are added to `words` (`ui.page_words.PageWords`), which follows the language."""
+    are added to `words` (`ui.page.words.PageWords`), which follows the language."""
     tab = ScenarioTab(page)
     quiet: Private = {"api_visibility": "private"}
     batch = gr.State(None)

@@ -61,9 +61,9 @@ from agent.tokens import Tokens
 
 from .handlers import PageHandlers
 from .mcp_endpoints import mark_page_only
-from .page_state import PageState, TurnRecord
+from .page.state import PageState, TurnRecord
 from .server import REFUSED_KEY
-from .turns import file_path
+from .turn_runner import file_path
 
 log = logging.getLogger(__name__)
 

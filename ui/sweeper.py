@@ -31,7 +31,7 @@ from typing import Any
 
 from gradio.utils import get_upload_folder
 
-from .page_state import PageState, sessions_root, traces_root
+from .page.state import PageState, sessions_root, traces_root
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 Pure data, no gradio: a trace message is a chat-message dict (`role`, `content`, `metadata` with
 `title`, `id`, `parent_id`, `status`, `duration`, `log`), the format a messages chatbot renders
 as foldable, nestable steps. `TurnView.apply(event)` is the one place an event becomes a change
-on the page; `render(events)` replays a whole turn. `ui.page_values` makes the page's values.
+on the page; `render(events)` replays a whole turn. `ui.page.values` makes the page's values.
 
 Applying an event costs what it holds, plus at most a Thought preview's worth, never the trace
 before it: a stored or uploaded turn of 200,000 events replays in time proportional to its size

@@ -1,5 +1,5 @@
 (settings) => {
-  // Language in Settings calls this (`ui.page_script.LANGUAGE_JS`).
+  // Language in Settings calls this (`ui.page.script.LANGUAGE_JS`).
   window.agentPageLanguage = (language) => {
     const key = String(language || "en").toLowerCase().startsWith("zh") ? "zh" : "en";
     document.documentElement.lang = key === "zh" ? "zh-CN" : "en";

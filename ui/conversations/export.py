@@ -28,7 +28,7 @@ from agent.events import RunFinishedEvent, ToolResultEvent, export_trace
 from .transcript import transcript
 
 if TYPE_CHECKING:
-    from ..page_state import TurnRecord
+    from ..page.state import TurnRecord
 
 FORMAT = "multimodal-react-agent/conversation"
 VERSION = 1

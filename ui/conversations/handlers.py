@@ -15,9 +15,9 @@ import gradio as gr
 
 from ..access import shown_url
 from ..labels import t
-from ..page_state import PageState
-from ..page_values import page_values
-from ..turns import file_path
+from ..page.state import PageState
+from ..page.values import page_values
+from ..turn_runner import file_path
 from .kept import Kept, Pending
 from .restore import restore
 from .stored import (

@@ -19,7 +19,7 @@ from typing import Any
 
 from agent.session import Turn
 
-from ..page_state import PageState, TurnRecord
+from ..page.state import PageState, TurnRecord
 from .export import turn_status
 from .snapshot import image_data, meta_of, stored_prefs, title_of, turn_data
 from .stored import MAX_CONVERSATIONS, size_of
@@ -72,7 +72,7 @@ def _position(items: list[Any], item: Any) -> int | None:
 
 class Pending:
     """The message taken whose turn has not started: a turn that has not got anywhere,
-    numbered as its turn will be (`ui.turns`), its uploads not yet prepared."""
+    numbered as its turn will be (`ui.turn_runner`), its uploads not yet prepared."""
 
     def __init__(self, number: int, text: str, uploads: list[str]) -> None:
         self.number = number

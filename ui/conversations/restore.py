@@ -20,7 +20,7 @@ from agent.images.store import ImageRejected
 from agent.session import Turn, without_images
 from tools.base import ImageRef
 
-from ..page_state import PageState, TurnRecord, sessions_root
+from ..page.state import PageState, TurnRecord, sessions_root
 from ..trace_view import render
 from .stored import IMAGE_ID, StoredConversation
 

@@ -12,7 +12,7 @@ from tools.base import ImageRef
 
 from ..access import shown_url
 from ..labels import t
-from ..page_state import PageState, Prefs, TurnRecord
+from ..page.state import PageState, Prefs, TurnRecord
 from .export import conversation_data
 from .stored import TITLE_CHARS
 

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from agent.events import load_trace
 
-from ..page_values import (
+from ..page.values import (
     ReadConversation,
     ReadImage,
     ReadPrefs,

@@ -12,12 +12,12 @@ from urllib.parse import quote
 
 from agent.events import ErrorEvent
 
-from .labels import joined, t, vision_text, words
-from .typed_text import as_typed
+from ..labels import joined, t, vision_text, words
+from ..typed_text import as_typed
 
 if TYPE_CHECKING:
-    from .page_state import PageState
-    from .trace_view import TurnView
+    from ..trace_view import TurnView
+    from .state import PageState
 
 # Turns the trace panel keeps: the page sends the whole trace on every update.
 TRACE_TURNS = 20

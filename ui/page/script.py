@@ -5,7 +5,7 @@ markup made usable by keyboard and screen reader, `ui.a11y`), `aria.js` (Gradio'
 accessible names in Chinese, `ui.language`), `toasts.js` (Gradio's toast words in the page's
 language, `ui.toasts`), `repick.js` (the same file can be picked again), `opening.js` (a phone
 opens at the chat, `ui.phone`) and `language.js` (what Language in Settings changes in the
-browser, `ui.page_words`). One failing part leaves the others running.
+browser, `ui.page.words`). One failing part leaves the others running.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-FOLDER = Path(__file__).resolve().parent.parent / "assets" / "page"
+FOLDER = Path(__file__).resolve().parents[2] / "assets" / "page"
 PARTS = ("a11y", "aria", "toasts", "repick", "opening", "language")
 # The browser code of a Language change: the function `language.js` made.
 LANGUAGE_JS = (

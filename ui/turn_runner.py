@@ -35,8 +35,8 @@ from tools.ocr.pool import READER
 
 from .access import Access
 from .labels import t
-from .page_state import PageState, PageTurn, Prefs, TurnRecord, default_model, default_prefs
-from .page_values import page_values
+from .page.state import PageState, PageTurn, Prefs, TurnRecord, default_model, default_prefs
+from .page.values import page_values
 from .sweeper import LIVE
 from .trace_view import TurnView
 

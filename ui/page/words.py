@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 import gradio as gr
 
-from .labels import language_key, t
-from .page_state import PageState
-from .page_values import page_values
-from .trace_view import render
+from ..labels import language_key, t
+from ..trace_view import render
+from .state import PageState
+from .values import page_values
 
 if TYPE_CHECKING:
-    from .handlers import PageHandlers
+    from ..handlers import PageHandlers
 
 # A property's words: a key of ui_text.json, or a function of the language for the rest
 # (a radio's choices).
@@ -88,4 +88,3 @@ def language_settings(zh_title: str, en_title: str) -> dict:
     page), through the locale of Gradio's front end (`changeLocale` of its core module, which
     the page has loaded already: importing it again gives the same module)."""
     return {"titles": {"zh": zh_title, "en": en_title}}
-

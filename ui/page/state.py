@@ -32,11 +32,11 @@ from agent.models.vision import VisionMemory
 from agent.session import Session
 from agent.turn_handle import TurnHandle
 
-from .conversations.export import write_conversation
-from .process_folders import claim
+from ..conversations.export import write_conversation
+from ..process_folders import claim
 
 if TYPE_CHECKING:
-    from .trace_view import TurnView
+    from ..trace_view import TurnView
 
 
 @dataclass
