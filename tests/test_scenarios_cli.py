@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.scenarios.__main__ import model_factory, parse_args
+from agent.scenarios.__main__ import contenders, model_factory, parse_args
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -126,7 +126,7 @@ def test_model_and_base_url_make_an_openai_compatible_model(monkeypatch):
 
 @pytest.mark.parametrize(
     "argv",
-    [["x.yaml", "--offline", "--model", "m"], ["x.yaml", "--base-url", "http://h/v1"]],
+    [["x.yaml", "--base-url", "http://h/v1"], ["x.yaml", "--repeat", "0"]],
 )
 def test_contradictory_options_are_refused(argv):
     with pytest.raises(SystemExit) as caught:
@@ -147,3 +147,36 @@ def test_the_shipped_scenarios_pass_offline(tmp_path):
     }  # fmt: skip
     decisions = {t["decision"] for s in data["scenarios"] for t in s["runs"][0]["turns"]}
     assert decisions >= {"tool", "ask", "no_tool", "end"}
+
+
+def test_several_models_run_the_suite_side_by_side(tmp_path):
+    from tests.support.openai_server import OpenAIServer
+
+    suite = write(tmp_path, "suite.yaml", PASSING)
+    out, junit = tmp_path / "both.json", tmp_path / "report.xml"
+    # A second model that answers every question at once, without a tool, and never ends.
+    with OpenAIServer(lambda body: "Thought: I know this.\nAnswer: = 5") as server:
+        done = cli(
+            suite, "--offline", "--model", "test-model", "--base-url", server.base_url,
+            "--json", str(out), "--junit", str(junit),
+        )  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    scores, scenarios = done.stdout.split("\n\nmodel ")[-1].split("\n\n")
+    rows = {line.split()[0]: line.split() for line in scores.splitlines()[1:]}
+    assert rows["offline"][1:3] == ["2/2", "100%"] and rows["test-model"][1:3] == ["0/2", "0%"]
+    assert scenarios.splitlines()[1].split()[-2:] == ["PASS", "FAIL"]
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert [m["model"] for m in data["models"]] == ["offline", "test-model"]
+    assert data["passed"] is False and data["models"][0]["passed"] is True
+    for name, failures in (("offline", "0"), ("test-model", "2")):
+        suites = ET.parse(tmp_path / f"report.{name}.xml").getroot()
+        assert suites.get("failures") == failures
+
+
+def test_one_base_url_per_model_or_one_for_all():
+    args = parse_args(["x.yaml", "--model", "a", "--model", "b", "--base-url", "http://h/v1"])
+    assert [name for name, _ in contenders(args)] == ["a", "b"]
+    with pytest.raises(SystemExit):
+        parse_args(
+            ["x.yaml", "--model", "a", "--base-url", "http://h/v1", "--base-url", "http://i"]
+        )

@@ -1,9 +1,11 @@
-"""Run scenario files: `python -m agent.scenarios PATH... [--offline | --model M --base-url U]
+"""Run scenario files: `python -m agent.scenarios PATH... [--offline] [--model M [--base-url U]]...
 [--repeat K] [--json OUT] [--junit OUT] [--workers N]`.
 
 Exit code 0 when every scenario passed, 1 when some failed, 2 when a file is invalid (the valid
 files still run). With neither --offline nor --model, the model comes from the environment as
-in the app: no key and no base URL means the offline model.
+in the app: no key and no base URL means the offline model. Several models (`--offline
+--model a --model b`) run the same suite one after the other and are shown side by side; one
+`--base-url` serves every `--model`, or each `--model` has its own, in order.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from .format import InvalidFile, load_file, scenario_files
+from .compare import ModelRun, compared_json, junit_path, scenarios_table, scores_table
+from .format import FileError, InvalidFile, load_file, scenario_files
 from .junit import write_junit
 from .report import results_json, table, write_json
 from .run import run_all
@@ -23,22 +26,36 @@ from .score import score, score_lines
 ALL_PASSED, SOME_FAILED, INVALID_FILE = 0, 1, 2
 
 
-def model_factory(args: argparse.Namespace) -> Callable[[], Any]:
-    """A function making a fresh model per scenario, so no state leaks between them."""
-    if args.offline:
-        from agent.models import OfflineModel
-
-        return OfflineModel
+def contenders(args: argparse.Namespace) -> list[tuple[str, Callable[[], Any]]]:
+    """Each model to run, by the name the reports give it, with a function making a fresh one
+    per scenario, so no state leaks between them."""
     from agent.config import Settings, make_model
 
     settings = Settings()
+    chosen: list[tuple[str, Callable[[], Any]]] = []
+    if args.offline:
+        from agent.models import OfflineModel
+
+        chosen.append(("offline", OfflineModel))
     if args.model:
         from agent.models import OpenAIChatModel
 
         secret = settings.openai_api_key
         key = secret.get_secret_value() if secret else None
-        return lambda: OpenAIChatModel(model=args.model, base_url=args.base_url, api_key=key)
-    return lambda: make_model(settings)
+        urls = args.base_url or [None]
+        urls = urls * len(args.model) if len(urls) == 1 else urls
+        for name, url in zip(args.model, urls, strict=True):
+
+            def make(name: str = name, url: str | None = url) -> Any:
+                return OpenAIChatModel(model=name, base_url=url, api_key=key)
+
+            chosen.append((f"{name} @ {url}" if len(set(urls)) > 1 else name, make))
+    return chosen or [("environment", lambda: make_model(settings))]
+
+
+def model_factory(args: argparse.Namespace) -> Callable[[], Any]:
+    """The first model's factory (the only one, unless several are compared)."""
+    return contenders(args)[0][1]
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -47,10 +64,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         description="Run scenario files against the agent and score them.",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="scenario files or folders")
-    which = parser.add_mutually_exclusive_group()
-    which.add_argument("--offline", action="store_true", help="use the built-in offline model")
-    which.add_argument("--model", help="an OpenAI-compatible model name")
-    parser.add_argument("--base-url", help="the OpenAI-compatible endpoint for --model")
+    parser.add_argument("--offline", action="store_true", help="use the built-in offline model")
+    parser.add_argument(
+        "--model", action="append", help="an OpenAI-compatible model name (again to compare)"
+    )
+    parser.add_argument(
+        "--base-url", action="append", help="the endpoint for --model (once, or once per model)"
+    )
     parser.add_argument("--repeat", type=int, default=1, metavar="K", help="runs per scenario")
     parser.add_argument("--workers", type=int, default=1, metavar="N", help="scenarios at once")
     parser.add_argument("--json", metavar="OUT", help="write the full results as JSON")
@@ -58,6 +78,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.base_url and not args.model:
         parser.error("--base-url needs --model")
+    if args.base_url and len(args.base_url) not in (1, len(args.model)):
+        parser.error("give one --base-url for every --model, or one for all")
     if args.repeat < 1 or args.workers < 1:
         parser.error("--repeat and --workers must be at least 1")
     return args
@@ -72,22 +94,44 @@ def main(argv: list[str] | None = None) -> int:
             scenarios.extend(load_file(file))
         except InvalidFile as exc:
             invalid.append(exc.error)
-    results = asyncio.run(
-        run_all(scenarios, model_factory(args), repeat=args.repeat, workers=args.workers)
-    )
-    scores = score(results, repeat=args.repeat)
-    print(table(results, invalid))
-    print()
-    print("\n".join(score_lines(scores)))
+    runs = []
+    for name, make in contenders(args):
+        results = asyncio.run(run_all(scenarios, make, repeat=args.repeat, workers=args.workers))
+        runs.append(ModelRun(name, results, score(results, repeat=args.repeat)))
+    if len(runs) == 1:
+        _report_one(args, runs[0], invalid)
+    else:
+        _report_several(args, runs, invalid)
     for error in invalid:
         print("\ninvalid file:", "\n  ".join([error.file, *error.problems]), file=sys.stderr)
-    if args.json:
-        write_json(args.json, results_json(results, invalid, scores))
-    if args.junit:
-        write_junit(args.junit, results, invalid)
     if invalid:
         return INVALID_FILE
-    return ALL_PASSED if all(r.passed for r in results) else SOME_FAILED
+    return ALL_PASSED if all(run.passed for run in runs) else SOME_FAILED
+
+
+def _report_one(args: argparse.Namespace, run: ModelRun, invalid: list[FileError]) -> None:
+    print(table(run.results, invalid))
+    print()
+    print("\n".join(score_lines(run.scores)))
+    if args.json:
+        write_json(args.json, results_json(run.results, invalid, run.scores))
+    if args.junit:
+        write_junit(args.junit, run.results, invalid)
+
+
+def _report_several(args: argparse.Namespace, runs: list[ModelRun], invalid: list[FileError]):
+    for run in runs:
+        print(f"== {run.name}")
+        print(table(run.results, invalid))
+        print()
+    print(scores_table(runs))
+    print()
+    print(scenarios_table(runs))
+    if args.json:
+        write_json(args.json, compared_json(runs, invalid))
+    if args.junit:
+        for run in runs:
+            write_junit(junit_path(args.junit, run.name), run.results, invalid)
 
 
 if __name__ == "__main__":

@@ -32,13 +32,13 @@ def table(results: Sequence[RunResult], invalid: Sequence[FileError]) -> str:
         seconds = sum(r.duration for r in results)
         calls = sum(r.model_calls for r in results)
         rows.append(("total", "", f"{seconds:.2f}s", str(calls), token_figure(total), ""))
-    names = [_cut(row[0], NAME_WIDTH) for row in rows]
-    width = max([_width("scenario"), *(_width(n) for n in names)])
-    lines = [f"{_pad('scenario', width)}  result   time    calls   tokens  first failure"]
+    names = [cut(row[0], NAME_WIDTH) for row in rows]
+    width = max([text_width("scenario"), *(text_width(n) for n in names)])
+    lines = [f"{padded('scenario', width)}  result   time    calls   tokens  first failure"]
     for name, row in zip(names, rows, strict=True):
         _, result, seconds, calls, tokens, failure = row
         lines.append(
-            f"{_pad(name, width)}  {result:<7}  {seconds:>6}  {calls:>5}  {tokens:>7}  {failure}"
+            f"{padded(name, width)}  {result:<7}  {seconds:>6}  {calls:>5}  {tokens:>7}  {failure}"
         )
     cost = Tokens.summed(r.tokens for r in results).cost
     if cost is not None:
@@ -106,18 +106,18 @@ def _first(problems: Sequence[str]) -> str:
     return problems[0] + (f" (and {more} more)" if more else "") if problems else ""
 
 
-def _width(text: str) -> int:
+def text_width(text: str) -> int:
     """Columns `text` takes in a terminal: Chinese characters take two."""
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
-def _pad(text: str, width: int) -> str:
-    return text + " " * (width - _width(text))
+def padded(text: str, width: int) -> str:
+    return text + " " * (width - text_width(text))
 
 
-def _cut(text: str, width: int) -> str:
-    if _width(text) <= width:
+def cut(text: str, width: int) -> str:
+    if text_width(text) <= width:
         return text
-    while _width(text) > width - 1:
+    while text_width(text) > width - 1:
         text = text[:-1]
     return text + "…"
