@@ -51,7 +51,7 @@ def chat_tab(prefs0: Prefs, words: PageWords) -> SimpleNamespace:
             approval = approval_panel.build(I18N)  # shown when a call waits for approval
             box = ImageTextbox(
                 elem_id="input",
-                file_types=["image"],
+                file_types=["image", ".pdf"],
                 file_count="multiple",
                 sources=["upload"],
                 placeholder=text_of("input_placeholder"),

@@ -222,11 +222,7 @@ class PageState:
         if self._session is None:
             # Under the one folder the page may serve, so the trace can show tool images.
             self._images_dir = tempfile.mkdtemp(prefix="session-", dir=sessions_root())
-            store = ImageStore(
-                root=self._images_dir,
-                max_side=self.env.max_image_side,
-                max_bytes=int(self.env.max_upload_mb * 1024 * 1024),
-            )
+            store = ImageStore.for_settings(self.env, root=self._images_dir)
             self._session = Session(images=store)
         return self._session
 
