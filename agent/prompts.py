@@ -17,7 +17,8 @@ import string
 from collections.abc import Sequence
 from typing import Any
 
-from .config import Language
+from tools import words
+from tools.words import language_key
 
 CONTROL_ACTIONS = (
     "end_conversation",
@@ -26,46 +27,21 @@ CONTROL_ACTIONS = (
     "TOOL_OTHER",
 )
 
-# (parameter, description) of each control action, per language.
-_CONTROL_TEXT: dict[str, dict[str, tuple[str, str, str]]] = {
-    "en": {
-        "end_conversation": (
-            "Call this when the user wants to end the conversation.",
-            "end_phrase",
-            "the closing words to say",
-        ),
-        "ASK_USER_FOR_INTENT": (
-            "Call this when you cannot tell what the user wants.",
-            "question",
-            "the question to ask the user",
-        ),
-        "ASK_USER_FOR_REQUIRED_PARAMS": (
-            "Call this when a listed tool can solve the user's problem but required parameters "
-            "are missing, to ask the user for them.",
-            "question",
-            "the question to ask the user",
-        ),
-        "TOOL_OTHER": (
-            "Call this when none of the tools above can solve the user's problem.",
-            "intent",
-            "the user's situation and intent, summarised",
-        ),
-    },
-    "zh": {
-        "end_conversation": ("当识别到用户想要结束对话时，调用此工具", "end_phrase", "回复结束语"),
-        "ASK_USER_FOR_INTENT": ("当无法确定用户的意图时，调用此工具", "question", "反问用户的问题"),
-        "ASK_USER_FOR_REQUIRED_PARAMS": (
-            "当所列工具能够解决用户问题但缺少必要参数时，追问用户以获取必要参数，调用此工具",
-            "question",
-            "反问用户的问题",
-        ),
-        "TOOL_OTHER": (
-            "如果上述工具都不能解决用户的问题，调用此工具",
-            "intent",
-            "整理下用户的场景，并给出用户的意图",
-        ),
-    },
+# The parameter each control action takes; what the action and the parameter are for is said
+# in the word catalogs (`prompts.controls`).
+_CONTROL_PARAMS = {
+    "end_conversation": "end_phrase",
+    "ASK_USER_FOR_INTENT": "question",
+    "ASK_USER_FOR_REQUIRED_PARAMS": "question",
+    "TOOL_OTHER": "intent",
 }
+
+
+def _control(language: str, name: str) -> tuple[str, str, str]:
+    """A control action's (text, parameter, parameter description) in `language`."""
+    said = words.words(language, f"prompts.controls.{name}")
+    return said["text"], _CONTROL_PARAMS[name], said["description"]
+
 
 REACT_HEADER = {
     "en": """\
@@ -321,7 +297,7 @@ def orion_schema(tool: Any) -> str:
 def _control_lines(language: str, names: Sequence[str]) -> str:
     lines = []
     for name in names:
-        text, param, desc = _CONTROL_TEXT[language][name]
+        text, param, desc = _control(language, name)
         schema = json.dumps({param: {"description": desc, "required": True}}, ensure_ascii=False)
         lines.append(
             f"{name}: {text} Parameters: {schema} Format the arguments as a JSON object.\n\n"
@@ -332,7 +308,7 @@ def _control_lines(language: str, names: Sequence[str]) -> str:
 def react_tool_desc(tools: Sequence[Any], language: str) -> str:
     parts = [tool.prompt_line() for tool in tools]
     for name in CONTROL_ACTIONS:
-        text, param, desc = _CONTROL_TEXT[language][name]
+        text, param, desc = _control(language, name)
         args = {
             "type": "object",
             "properties": {param: {"type": "string", "description": desc}},
@@ -410,53 +386,14 @@ def native_system(language: str, task_state: str = "") -> str:
 
 
 def task_state_text(tool: str, known: dict[str, Any], missing: Sequence[str], language: str) -> str:
+    listed = ", ".join(missing) or words.say(language, "prompts.nothing_missing")
     known_json = json.dumps(known, ensure_ascii=False)
-    if language_key(language) == "zh":
-        return (
-            f"## 待完成的任务\n工具：{tool}；已知参数：{known_json}；"
-            f"仍缺少：{', '.join(missing) or '无'}。用户的新消息可能是在补充这些参数。"
-        )
-    return (
-        f"## Pending task\nTool: {tool}; known parameters: {known_json}; still missing: "
-        f"{', '.join(missing) or 'nothing'}. The user's new message may supply them."
-    )
-
-
-def language_key(language: str) -> Language:
-    """The language key, "en" or "zh", for any way of naming it (zh-CN, zh_TW, English...)."""
-    return "zh" if str(language).lower().startswith("zh") else "en"
+    return words.say(language, "prompts.task_state", tool=tool, known=known_json, missing=listed)
 
 
 # Sentences the agent itself says, per language.
-PHRASES: dict[str, dict[str, str]] = {
-    "en": {
-        "ask_field": "Please tell me {fields}.",
-        "ask_intent": "What would you like me to do? For example, read text in an image, "
-        "convert units, calculate something, or tell the time in a city.",
-        "end": "Goodbye! Feel free to come back any time.",
-        "no_tool": "Sorry, I cannot answer your query with the tools I have.",
-        "too_many_questions": "I asked \u201c{question}\u201d and still don't have the answer, so "
-        "I've set this task aside. Tell me the whole request again whenever you're ready.",
-        "too_long": "This message is {length} characters long; messages up to {limit} "
-        "characters are accepted. Please shorten it and send it again.",
-        "too_many_images": "This message has {count} images; up to {limit} can be sent at "
-        "once. Please send fewer, or spread them over several messages.",
-        "refused_note": "[Not received, refused before the model saw it: {reasons}]",
-        "and": " and ",
-    },
-    "zh": {
-        "ask_field": "请告诉我{fields}。",
-        "ask_intent": "请问您想让我做什么？例如识别图片中的文字、换算单位、计算或查询某个城市的时间。",
-        "end": "再见！欢迎随时再来。",
-        "no_tool": "抱歉，我现有的工具无法回答您的问题。",
-        "too_many_questions": "我问过“{question}”，但仍然没有得到答案，这个任务先放下了。准备好后请把完整的请求再告诉我。",
-        "too_long": "这条消息有 {length} 个字符，最多可发送 {limit} 个字符。请缩短后再发送。",
-        "too_many_images": "这条消息附带了 {count} 张图片，一次最多 {limit} 张。请减少图片，或分几条消息发送。",
-        "refused_note": "[未收到，在模型看到之前已被拒绝：{reasons}]",
-        "and": "和",
-    },
-}
+PHRASES = words.both("phrases")
 
 
 def phrase(language: str, key: str, **values: Any) -> str:
-    return render(PHRASES[language_key(language)][key], **values)
+    return render(words.words(language, f"phrases.{key}"), **values)
