@@ -32,6 +32,7 @@ from PIL import Image
 from bench.hostile_model import CALLS_MARK, REPAIR_MARK
 from tests.support.hostile import FORMAT_WIDTH, UNIT_TOWER, png_bomb
 from tests.support.page_events import EventFailed, PageEvents
+from tests.support.pdfs import busy_pdf, text_pdf
 
 TRIVIAL = "What is 2 + 2?"
 WEATHER = "What is the weather in Paris?"
@@ -287,6 +288,10 @@ def conversation_zip(path: Path, events_text: str) -> Path:
 CALL_EVENT = '{"type": "tool_call", "step": 1, "call_id": "c1", "tool": "zoom", "arguments": {}}'
 
 
+def long_pdf() -> bytes:
+    return text_pdf([[f"page {n}"] for n in range(500)])
+
+
 def cases(folder: Path, quick: bool = False, only: str | None = None) -> list[Case]:
     """Every case, or for a quick run one of each kind, or those whose name holds `only`;
     their files are made in `folder`."""
@@ -322,6 +327,9 @@ def cases(folder: Path, quick: bool = False, only: str | None = None) -> list[Ca
     add("2 MB message", False, lambda: chat("a" * 2_000_000))
     add("calculate 10,000 minus", True, lambda: chat(MINUS_RUN))
     add("100 images", False, lambda: chat("look at these", images(100)))
+    add("PDF of 500 pages", True, lambda: chat("total?", [file("long.pdf", long_pdf)]))
+    add("PDF of 10 busy pages", False, lambda: chat("total?", [file("busy.pdf", busy_pdf)]))
+    add("3 busy PDFs at once", False, lambda: chat("total?", [file("busy.pdf", busy_pdf)]))
     add("scenario ^.{7}(.|.)*QQQ", True, lambda: scenario(file("slow.yaml", lambda: pattern)))
     add("scenario 9^7 aliases", False, lambda: scenario(file("laughs.yaml", alias_bomb)))
     add("scenario of 5 MB", False, lambda: scenario(file("big.yaml", big_scenarios)))

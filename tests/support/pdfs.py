@@ -12,7 +12,9 @@ def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
 
 
-def text_pdf(pages: list[list[str]], *, encrypt: bool = False) -> bytes:
+def text_pdf(
+    pages: list[list[str]], *, encrypt: bool = False, drawing: bytes = b""
+) -> bytes:
     """A PDF whose page `i` shows the lines `pages[i]` as text (selectable, so it has a text
     layer). With `encrypt`, the trailer names a password handler whose check fails, as a file
     locked with an unknown password does."""
@@ -23,7 +25,7 @@ def text_pdf(pages: list[list[str]], *, encrypt: bool = False) -> bytes:
         ops = ["BT", "/F1 14 Tf", "16 TL", "56 760 Td"]
         ops += [f"({_escape(line)}) '" for line in lines]
         ops.append("ET")
-        stream = "\n".join(ops).encode("latin-1")
+        stream = drawing + "\n".join(ops).encode("latin-1")
         objects.append(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream))
         content = len(objects)
         objects.append(
@@ -69,3 +71,9 @@ def scanned_pdf(lines: list[str], size: tuple[int, int] = (900, 600)) -> bytes:
 
 def damaged_pdf() -> bytes:
     return text_pdf([["Total 12.00"]])[:300]
+
+
+def busy_pdf(pages: int = 10, squares: int = 100_000) -> bytes:
+    """Pages each covered with `squares` tiny filled squares: costly to render, small to send."""
+    ops = b"".join(b"%d %d 1 1 re\n" % (i % 600, (i // 600) % 780) for i in range(squares))
+    return text_pdf([["busy"]] * pages, drawing=ops + b"f\n")
