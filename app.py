@@ -2,7 +2,7 @@
 
 This module puts the page together and wires it. Its parts are `ui.layout`; what its inputs
 and buttons do is `ui.handlers.PageHandlers`; each browser session's state is
-`ui.page.state.PageState`; events become chat and trace values in `ui.trace_view` and
+`ui.page.state.PageState`; events become chat and trace values in `ui.trace.view` and
 `ui.page.values`. The API endpoint `/chat` takes `{"text": ..., "files": [...]}`.
 """
 
@@ -44,7 +44,7 @@ from ui.page.state import (
 )
 from ui.page.words import PageWords, language_settings, relabel_handler
 from ui.phone import opening_settings, wire_phone
-from ui.scenarios_tab import add_scenarios_tab
+from ui.scenarios_tab.components import add_scenarios_tab
 from ui.script_api import add_script_endpoints
 from ui.server import Page
 from ui.toasts import toast_settings

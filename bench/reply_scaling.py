@@ -24,7 +24,7 @@ if __package__ in (None, ""):
 
 from agent.events import ModelDeltaEvent, ToolCallEvent
 from agent.react.parser import AnswerStream, ParseError, parse_step
-from ui.trace_view import render
+from ui.trace.view import render
 
 TOOLS = ["calculator", "zoom"]
 

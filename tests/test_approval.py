@@ -16,7 +16,7 @@ from agent.session import load_session, save_session
 from tests.conftest import collect, types
 from tools.base import StrictArgs, Tool, ToolResult
 from tools.calculator import Calculator
-from ui.trace_view import render
+from ui.trace.view import render
 
 SENT: list[dict] = []
 

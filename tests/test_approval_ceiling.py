@@ -28,7 +28,7 @@ from tests.support.local import serve
 from tests.support.weather_server import WeatherServer
 from tools import default_tools
 from ui.handlers import PageHandlers
-from ui.scenarios_tab import ScenarioTab
+from ui.scenarios_tab.handlers import ScenarioTab
 
 pytestmark = pytest.mark.filterwarnings("ignore:This MCP server includes a tool that has a gr")
 

@@ -39,7 +39,7 @@ from agent.events import (
 from agent.images.store import ImageRef
 from ui.page.state import PageState, Prefs, TurnRecord
 from ui.page.values import page_values
-from ui.trace_view import TurnView, render
+from ui.trace.view import TurnView, render
 
 EVENT_CLASSES = get_args(get_args(Event)[0])
 IMAGE = ImageInfo(id="img_2", width=80, height=60, path="/tmp/sessions/img_2.png")
@@ -205,7 +205,7 @@ def test_page_values_show_the_conversation_the_trace_and_the_status():
 
 
 def test_the_mapping_needs_no_gradio():
-    code = "import sys, ui.trace_view, ui.page.state; assert 'gradio' not in sys.modules"
+    code = "import sys, ui.trace.view, ui.page.state; assert 'gradio' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

@@ -14,7 +14,7 @@ from agent import Agent
 from agent.events import ModelWaitEvent, export_trace
 from agent.models.base import ModelRequest
 from ui.page.values import status_text
-from ui.trace_view import TurnView
+from ui.trace.view import TurnView
 
 
 class Gated:

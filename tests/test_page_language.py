@@ -27,7 +27,7 @@ from ui.handlers import PageHandlers
 from ui.labels import LABELS, UI_TEXT, browser_language, stats_text
 from ui.language import LANGUAGES, on_page_load
 from ui.page.values import status_text
-from ui.trace_view import TurnView
+from ui.trace.view import TurnView
 
 CJK = re.compile(r"[\u3400-\u9fff]")
 

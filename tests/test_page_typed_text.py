@@ -41,7 +41,7 @@ def test_the_images_of_the_row_stay_beside_the_words(tmp_path):
     ],
 )
 def test_the_trace_titles_a_turn_with_the_words_as_typed(typed, drawn):
-    from ui.trace_view import TurnView
+    from ui.trace.view import TurnView
 
     view = TurnView(1, "en", typed)
     title = view.messages[0]["metadata"]["title"]

@@ -18,8 +18,8 @@ from agent.scenarios.format import MAX_FILE_BYTES, Expect
 from agent.scenarios.patterns import MAX_PATTERN_CHARS, MAX_SUBJECT_CHARS, search
 from agent.scenarios.results import TurnResult
 from ui.handlers import PageHandlers
-from ui.scenario_runs import collect, invalid_sentence
-from ui.scenarios_tab import ScenarioTab
+from ui.scenarios_tab.handlers import ScenarioTab
+from ui.scenarios_tab.runs import collect, invalid_sentence
 
 CATASTROPHIC = r"(.|.)*QQQ"
 
@@ -194,7 +194,7 @@ async def test_the_tab_runs_a_catastrophic_file_while_the_loop_keeps_serving(tmp
 
 
 def test_one_run_holds_a_bounded_number_of_turns(tmp_path):
-    from ui.scenario_runs import MAX_BATCH_TURNS
+    from ui.scenarios_tab.runs import MAX_BATCH_TURNS
 
     turns = "".join(
         f'  - user: "what is {i} + 1?"\n    expect: {{outcome: answer}}\n' for i in range(200)

@@ -18,7 +18,8 @@ from agent.scenarios.results import RunResult, TurnResult
 from agent.tokens import Tokens
 from ui.conversations.view import scenario_turns, viewer_values
 from ui.handlers import PageHandlers
-from ui.scenario_runs import (
+from ui.scenarios_tab.handlers import ScenarioTab
+from ui.scenarios_tab.runs import (
     SUITES_DIR,
     collect,
     invalid_sentence,
@@ -28,7 +29,6 @@ from ui.scenario_runs import (
     table_value,
     write_downloads,
 )
-from ui.scenarios_tab import ScenarioTab
 
 FAILING = """
 name: expects the wrong tool

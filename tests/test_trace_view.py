@@ -24,7 +24,8 @@ from agent.events import (
 )
 from ui.labels import calls_text, duration_text, joined
 from ui.page.values import user_message
-from ui.trace_view import TurnView, render, streaming_thought
+from ui.trace.thought import streaming_thought
+from ui.trace.view import TurnView, render
 
 
 def titled(view: TurnView, prefix: str) -> list[dict]:

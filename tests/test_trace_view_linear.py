@@ -4,7 +4,8 @@ event costs what it holds, and what it shows stays the same as before for a real
 from __future__ import annotations
 
 from agent.events import ModelDelta, Thought, ToolCall, ToolResultEvent
-from ui.trace_view import PREVIEW_CHARS, TurnView, render
+from ui.trace.thought import PREVIEW_CHARS
+from ui.trace.view import TurnView, render
 
 
 def test_a_turn_of_200000_tool_calls_replays():

@@ -27,7 +27,7 @@ from tests.support.openai_server import OpenAIServer
 from ui.access import Access
 from ui.client_address import client_address, counted, forwarded_client
 from ui.handlers import PageHandlers
-from ui.scenarios_tab import ScenarioTab
+from ui.scenarios_tab.handlers import ScenarioTab
 
 pytestmark = pytest.mark.filterwarnings("ignore:This MCP server includes a tool that has a gr")
 

@@ -21,7 +21,7 @@ from ui.conversations.reader import UnreadableFile, load_conversation
 from ui.handlers import PageHandlers
 from ui.json_bounds import OutOfBounds, check_text, check_value
 from ui.labels import UI_TEXT
-from ui.scenarios_tab import ScenarioTab
+from ui.scenarios_tab.handlers import ScenarioTab
 
 HEAD = '{"format": "multimodal-react-agent/conversation", "version": 1, "turns": '
 CALL = '{"type": "tool_call", "step": 1, "call_id": "c1", "tool": "zoom", "arguments": {}}'

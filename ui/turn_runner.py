@@ -38,7 +38,7 @@ from .labels import t
 from .page.state import PageState, PageTurn, Prefs, TurnRecord, default_model, default_prefs
 from .page.values import page_values
 from .sweeper import LIVE
-from .trace_view import TurnView
+from .trace.view import TurnView
 
 STREAM_INTERVAL = 0.05
 # How long a notice of the agent's stays on screen as a toast (it stays in the trace).

@@ -21,7 +21,7 @@ from agent.session import Turn, without_images
 from tools.base import ImageRef
 
 from ..page.state import PageState, TurnRecord, sessions_root
-from ..trace_view import render
+from ..trace.view import render
 from .stored import IMAGE_ID, StoredConversation
 
 # The names the server gives session folders and image files; nothing else is looked for.

@@ -24,7 +24,7 @@ from ..page.values import (
     chat_messages,
     trace_messages,
 )
-from ..trace_view import TurnView, render
+from ..trace.view import TurnView, render
 from .reader import ViewedTurn, safe_name
 
 

@@ -36,7 +36,7 @@ from ..conversations.export import write_conversation
 from ..process_folders import claim
 
 if TYPE_CHECKING:
-    from ..trace_view import TurnView
+    from ..trace.view import TurnView
 
 
 @dataclass

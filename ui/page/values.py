@@ -16,7 +16,7 @@ from ..labels import joined, t, vision_text, words
 from ..typed_text import as_typed
 
 if TYPE_CHECKING:
-    from ..trace_view import TurnView
+    from ..trace.view import TurnView
     from .state import PageState
 
 # Turns the trace panel keeps: the page sends the whole trace on every update.

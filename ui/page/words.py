@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import gradio as gr
 
 from ..labels import language_key, t
-from ..trace_view import render
+from ..trace.view import render
 from .state import PageState
 from .values import page_values
 

@@ -1,9 +1,8 @@
 """Agent events -> what the page shows: the chat, the trace panel and the status line.
 
-Pure data, no gradio: a trace message is a chat-message dict (`role`, `content`, `metadata` with
-`title`, `id`, `parent_id`, `status`, `duration`, `log`), the format a messages chatbot renders
-as foldable, nestable steps. `TurnView.apply(event)` is the one place an event becomes a change
-on the page; `render(events)` replays a whole turn. `ui.page.values` makes the page's values.
+Pure data, no gradio. `TurnView.apply(event)` is the one place an event becomes a change on the
+page (the trace's messages are `ui.trace.steps`'); `render(events)` replays a whole turn.
+`ui.page.values` makes the page's values.
 
 Applying an event costs what it holds, plus at most a Thought preview's worth, never the trace
 before it: a stored or uploaded turn of 200,000 events replays in time proportional to its size
@@ -37,10 +36,9 @@ from agent.events import (
     ToolProgressEvent,
     ToolResultEvent,
 )
-from agent.react.grammar import decision_start, without_label
 from agent.tokens import Tokens
 
-from .labels import (
+from ..labels import (
     call_tokens_text,
     calls_text,
     cost_text,
@@ -51,13 +49,9 @@ from .labels import (
     stats_text,
     words,
 )
-from .typed_text import as_typed
-
-# A streaming Thought shows at most this much (the step's Thought event then gives it whole);
-# past it, more text of the step changes nothing shown and costs nothing.
-PREVIEW_CHARS = 4_000
-# How far back from new text a label may begin: new text is searched from there on.
-_CUT_REACH = 64
+from ..typed_text import as_typed
+from .steps import TraceSteps
+from .thought import ThoughtPreview
 
 
 def _json(value: Any) -> str:
@@ -66,38 +60,6 @@ def _json(value: Any) -> str:
 
 def _block(value: Any) -> str:
     return f"```json\n{_json(value)}\n```"
-
-
-def streaming_thought(raw: str) -> str:
-    """The Thought part of a step's text while it streams: no label, nothing from Action on."""
-    cut = decision_start(raw)
-    return without_label(raw[:cut], "thought")
-
-
-class _ThoughtPreview:
-    """`streaming_thought` of one step's text as it grows, reading each piece once: the search
-    for the Action label goes on from just before the new piece, and the text stops growing
-    once the label is found or the preview is full."""
-
-    def __init__(self) -> None:
-        self.raw = ""
-        self.final: str | None = None  # the preview, once nothing can change it
-
-    def feed(self, text: str) -> str:
-        """The preview with `text` added."""
-        if self.final is not None:
-            return self.final
-        start = max(0, len(self.raw) - _CUT_REACH)
-        self.raw += text[: PREVIEW_CHARS + _CUT_REACH - len(self.raw)]
-        cut = decision_start(self.raw, start)
-        if cut is not None:
-            self.final = without_label(self.raw[:cut], "thought")
-        elif len(self.raw) >= PREVIEW_CHARS:
-            self.final = without_label(self.raw[:PREVIEW_CHARS], "thought") + "…"
-        else:
-            return without_label(self.raw, "thought")
-        self.raw = ""
-        return self.final
 
 
 class TurnView:
@@ -112,7 +74,8 @@ class TurnView:
         self.language = language
         self.words = words(language)
         self.turn_id = f"turn-{number}"
-        self.messages: list[dict[str, Any]] = []
+        self.steps = TraceSteps(self.turn_id)
+        self.messages = self.steps.messages
         self._answer: list[str] = []  # pieces, joined when read: deltas add without copying
         self.final: AnswerEvent | AskUserEvent | ApprovalEvent | ErrorEvent | None = None
         self.model = ""
@@ -127,17 +90,11 @@ class TurnView:
         self.made: list[Any] = []
         self.tool_calls = 0
         self.tokens = Tokens()  # the model calls' tokens so far
-        self._by_id: dict[str, dict[str, Any]] = {}
-        self._previews: dict[int, _ThoughtPreview] = {}
-        # Thought messages still pending, so closing them does not walk the whole trace.
-        self._open_thoughts: list[dict[str, Any]] = []
-        # Each call's content before its result, so a result replaces rather than piles up.
-        self._call_heads: dict[str, str] = {}
-        self._seq = 0
+        self._previews: dict[int, ThoughtPreview] = {}
         title = self.words["turn"].format(n=number)
         if question:
             title = self.words["named"].format(title, as_typed(_snippet(question)))
-        self._add(self.turn_id, title, "", status="pending")
+        self.steps.add(self.turn_id, title, "", status="pending")
 
     # -- the mapping ------------------------------------------------------------------------------
 
@@ -158,26 +115,26 @@ class TurnView:
                 if event.images:
                     shown = ", ".join(f"{i.id} {i.width}×{i.height}" for i in event.images)
                     lines.append(w["field"].format(w["images"], shown))
-                turn = self._by_id[self.turn_id]
+                turn = self.steps.by_id[self.turn_id]
                 turn["content"] = "\n\n".join(lines)
                 turn["metadata"]["log"] = self.model_name
             case NoticeEvent():
                 self.notices.append(event.message)
-                self._add(self._next("notice"), w["notice"], event.message, status="done")
+                self.steps.add_new("notice", w["notice"], event.message)
             case ModelDeltaEvent():
-                preview = self._previews.setdefault(event.step, _ThoughtPreview())
+                preview = self._previews.setdefault(event.step, ThoughtPreview())
                 thought = preview.feed(event.text)
                 key = f"thought-{event.step}"
-                if key in self._by_id:
-                    self._by_id[key]["content"] = thought or w["thinking"]
+                if key in self.steps.by_id:
+                    self.steps.by_id[key]["content"] = thought or w["thinking"]
                 elif thought:
-                    self._add(key, f"{w['thought']} {event.step}", thought, status="pending")
+                    self.steps.add(key, f"{w['thought']} {event.step}", thought, status="pending")
             case ModelCallEvent():
                 # The model's time and tokens show beside its Thought, as a tool's time beside
                 # the tool.
                 call = Tokens.of([event])
                 self.tokens.add(call)
-                message = self._by_id.get(f"thought-{event.step}")
+                message = self.steps.by_id.get(f"thought-{event.step}")
                 if message is not None:
                     message["metadata"]["log"] = joined(
                         self._took(event.duration),
@@ -186,41 +143,41 @@ class TurnView:
                     )
             case ThoughtEvent():
                 key = f"thought-{event.step}"
-                if key not in self._by_id:
-                    self._add(key, f"{w['thought']} {event.step}", "")
-                message = self._by_id[key]
+                if key not in self.steps.by_id:
+                    self.steps.add(key, f"{w['thought']} {event.step}", "")
+                message = self.steps.by_id[key]
                 message["content"] = event.text
                 message["metadata"]["status"] = "done"
             case ToolCallEvent():
                 self.tool_calls += 1
-                self._close_thoughts()
+                self.steps.close_thoughts()
                 content = f"**{w['arguments']}**\n{_block(event.arguments)}"
                 title = w["named"].format(w["tool"], event.tool)
-                self._add(
+                self.steps.add(
                     f"call-{event.call_id}", title, content, status="pending", log=w["running"]
                 )
             case ToolProgressEvent():
-                message = self._by_id.get(f"call-{event.call_id}")
+                message = self.steps.by_id.get(f"call-{event.call_id}")
                 if message is not None:
                     message["metadata"]["log"] = event.message
             case ToolResultEvent():
                 self._tool_result(event)
             case StepRetryEvent():
                 title = w["retry"] + w["aside"].format(f"{w['thought']} {event.step}")
-                self._add(self._next("retry"), title, event.reason, status="done")
+                self.steps.add_new("retry", title, event.reason)
             case TaskStateEvent():
                 self._task_state(event)
             case AskUserEvent():
                 self.final = event
                 self.answer = event.question
-                self._add(self._next("ask"), w["asked"], event.question, status="done")
+                self.steps.add_new("ask", w["asked"], event.question)
             case ApprovalEvent():
                 self.final = event
                 self.answer = event.question
                 body = f"{event.problem}\n\n" if event.problem else ""
                 content = f"{body}**{w['arguments']}**\n{_block(event.arguments)}"
                 title = w["named"].format(w["approval"], event.tool)
-                self._add(self._next("approval"), title, content, status="done")
+                self.steps.add_new("approval", title, content)
             case ApprovalDecisionEvent():
                 title = w["named"].format(w["decision"][event.decision], event.tool)
                 lines = [f"**{w['arguments']}**\n{_block(event.arguments)}"]
@@ -228,7 +185,7 @@ class TurnView:
                     lines.insert(0, w["always"])
                 if event.by == "policy":
                     lines.insert(0, w["by_policy"])
-                self._add(self._next("decision"), title, "\n\n".join(lines), status="done")
+                self.steps.add_new("decision", title, "\n\n".join(lines))
             case AnswerDeltaEvent():
                 self._answer.append(event.text)
             case AnswerEvent():
@@ -237,11 +194,11 @@ class TurnView:
             case ErrorEvent():
                 self.final = event
                 self.answer = event.message
-                self._add(self._next("error"), w["error"], event.message, status="done")
+                self.steps.add_new("error", w["error"], event.message)
             case RunFinishedEvent():
                 self.stats = event
-                self._close_thoughts()
-                turn = self._by_id[self.turn_id]
+                self.steps.close_thoughts()
+                turn = self.steps.by_id[self.turn_id]
                 calls = calls_text(event.model_calls, self.language)
                 # Short, so a turn's title row stays within two lines on a phone: the model's
                 # name is in the turn's body and in the status line.
@@ -258,15 +215,8 @@ class TurnView:
             return
         self.stopped = True
         w = self.words
-        for message in self.messages:
-            meta = message["metadata"]
-            if meta.get("status") == "pending":
-                meta["status"] = "done"
-                if meta.get("id") != self.turn_id:
-                    meta["log"] = w["stopped"]
-        turn = self._by_id[self.turn_id]
-        turn["metadata"]["log"] = w["stopped"]
-        self._add(self._next("stopped"), w["stopped"], w["stopped_text"], status="done")
+        self.steps.stop(w["stopped"])
+        self.steps.add_new("stopped", w["stopped"], w["stopped_text"])
         # A half-streamed answer says where it was cut, so it is not read as the whole.
         self.answer = f"{self.answer}…\n\n{w['stopped_text']}" if self.answer else w["stopped_text"]
 
@@ -310,12 +260,12 @@ class TurnView:
     def _tool_result(self, event: ToolResultEvent) -> None:
         w = self.words
         key = f"call-{event.call_id}"
-        if key not in self._by_id:
-            self._add(key, w["named"].format(w["tool"], event.tool), "")
-        message = self._by_id[key]
+        if key not in self.steps.by_id:
+            self.steps.add(key, w["named"].format(w["tool"], event.tool), "")
+        message = self.steps.by_id[key]
         # A second result for the same call (only a damaged or hostile trace has one) replaces
         # the first.
-        head = self._call_heads.setdefault(key, str(message["content"]))
+        head = self.steps.call_heads.setdefault(key, str(message["content"]))
         failed = w["aside"].format(w["failed"])
         label = w["result"] if event.ok else w["result"] + failed
         text = event.text if event.ok else (event.error or event.text)
@@ -339,7 +289,7 @@ class TurnView:
     def _task_state(self, event: TaskStateEvent) -> None:
         w = self.words
         key = "task"
-        if key not in self._by_id and event.status in ("calling", "done"):
+        if key not in self.steps.by_id and event.status in ("calling", "done"):
             # A tool called with everything it needs is shown by its own step; the task panel
             # is for a dialogue: something was missing, in this turn or an earlier one.
             return
@@ -349,47 +299,12 @@ class TurnView:
         content = f"{known_line}\n\n{w['field'].format(w['missing'], missing)}"
         title = w["named"].format(w["task"], event.tool or "—")
         status_word = w["status"].get(event.status, event.status)
-        if key in self._by_id:
-            message = self._by_id[key]
+        if key in self.steps.by_id:
+            message = self.steps.by_id[key]
             message["content"] = content
             message["metadata"].update(title=title, log=status_word)
         else:
-            self._add(key, title, content, status="done", log=status_word)
-
-    def _close_thoughts(self) -> None:
-        for message in self._open_thoughts:
-            meta = message["metadata"]
-            if meta.get("status") == "pending":
-                meta["status"] = "done"
-        self._open_thoughts.clear()
-
-    def _next(self, kind: str) -> str:
-        self._seq += 1
-        return f"{kind}-{self._seq}"
-
-    def _add(
-        self,
-        key: str,
-        title: str,
-        content: Any,
-        *,
-        status: str | None = "done",
-        log: str | None = None,
-    ) -> dict[str, Any]:
-        meta: dict[str, Any] = {"title": title, "id": key}
-        if key != self.turn_id:
-            meta.update(id=f"{self.turn_id}/{key}", parent_id=self.turn_id)
-        if status:
-            meta["status"] = status
-        if log:
-            meta["log"] = log
-        message = {"role": "assistant", "content": content, "metadata": meta}
-        self.messages.append(message)
-        self._by_id[key] = message
-        self._call_heads.pop(key, None)  # a call made again under its id starts afresh
-        if key.startswith("thought-") and status == "pending":
-            self._open_thoughts.append(message)
-        return message
+            self.steps.add(key, title, content, status="done", log=status_word)
 
 
 def _snippet(text: str, limit: int = 48) -> str:

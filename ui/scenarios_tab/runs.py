@@ -1,5 +1,5 @@
 """Scenario runs from the page: which files to run, running them with the session's settings,
-and what the tab shows of the results. No gradio here; `ui.scenarios_tab` wires it.
+and what the tab shows of the results. No gradio here; `ui.scenarios_tab.handlers` runs it.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from agent.scenarios.run import run_scenario
 from agent.scenarios.score import Scores
 from agent.tokens import Tokens
 
-from .labels import cost_figure, t
+from ..labels import cost_figure, t
 
-SUITES_DIR = Path(__file__).resolve().parent.parent / "scenarios"
+SUITES_DIR = Path(__file__).resolve().parents[2] / "scenarios"
 SUFFIXES = (".yaml", ".yml", ".json")
 # Turns one press of Run may hold, all files together: every shipped suite is under 100. Each
 # file is bounded on its own (`agent.scenarios.format`); this bounds how many of them one
@@ -100,9 +100,7 @@ def _read(batch: Batch, path: Path, name: str, image_dir: Path | None, language:
     turns = sum(len(s.turns) for s in scenarios)
     held = sum(len(s.turns) for s in batch.scenarios)
     if held + turns > MAX_BATCH_TURNS:
-        problem = t("scenario_too_many_turns", language).format(
-            turns=turns, limit=MAX_BATCH_TURNS
-        )
+        problem = t("scenario_too_many_turns", language).format(turns=turns, limit=MAX_BATCH_TURNS)
         batch.invalid.append(FileError(file=name, problems=[f"{name}: {problem}"]))
         return
     batch.scenarios.extend(scenarios)

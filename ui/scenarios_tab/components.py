@@ -1,0 +1,119 @@
+"""The Scenarios tab's components, laid out and wired to its handlers
+(`ui.scenarios_tab.handlers`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gradio as gr
+
+from ..listeners import Private
+from .handlers import ScenarioTab
+from .runs import shipped_suites
+
+
+def add_scenarios_tab(page: Any, state: Any, i18n: Any, words: Any = None) -> None:
+    """The tab's contents, inside the `gr.Tab` the page opened for it; its parts with words
+    are added to `words` (`ui.page.words.PageWords`), which follows the language."""
+    tab = ScenarioTab(page)
+    quiet: Private = {"api_visibility": "private"}
+    batch = gr.State(None)
+    files = gr.State(None, delete_callback=lambda f: f.close() if f else None)
+    intro = gr.Markdown(i18n("scenarios_intro"), elem_id="scenarios-intro")
+    with gr.Row(equal_height=False):
+        suites = gr.Dropdown(
+            [p.name for p in shipped_suites()],
+            value=None,
+            multiselect=True,
+            label=i18n("scenario_suites"),
+            elem_id="scenario-suites",
+        )
+        uploads = gr.File(
+            label=i18n("scenario_upload"),
+            file_count="multiple",
+            file_types=[".yaml", ".yml", ".json"],
+            elem_id="scenario-files",
+            height=120,
+        )
+    with gr.Row():
+        run_btn = gr.Button(i18n("scenario_run"), variant="primary", elem_id="scenario-run")
+        stop_btn = gr.Button(i18n("stop"), variant="stop", elem_id="scenario-stop")
+    message = gr.Markdown(elem_id="scenario-message")
+    scores = gr.Markdown(elem_id="scenario-scores")
+    table = gr.Dataframe(
+        interactive=False,
+        wrap=True,
+        visible=False,
+        elem_id="scenario-results",
+        show_label=False,
+        column_widths=["24%", "8%", "42%", "8%", "8%", "10%"],
+    )
+    with gr.Row():
+        json_btn = gr.DownloadButton(
+            i18n("scenario_download_json"), interactive=False, size="sm", elem_id="scenario-json"
+        )
+        junit_btn = gr.DownloadButton(
+            i18n("scenario_download_junit"), interactive=False, size="sm", elem_id="scenario-junit"
+        )
+    with gr.Accordion(i18n("viewer_open"), open=True, elem_id="conversation-open") as opener:
+        viewer_intro = gr.Markdown(i18n("viewer_intro"))
+        conversation_file = gr.File(
+            label=i18n("viewer_file_label"),
+            file_types=[".zip", ".json"],
+            elem_id="conversation-file",
+            height=120,
+        )
+        viewer_message = gr.Markdown(elem_id="viewer-message")
+    title = gr.Markdown(elem_id="viewer-title")
+    with gr.Row(equal_height=False):
+        chat = gr.Chatbot(
+            label=i18n("viewer_chat"),
+            elem_id="viewer-chat",
+            height=480,
+            layout="bubble",
+            buttons=["copy", "copy_all"],
+            feedback_options=None,
+            placeholder=i18n("viewer_placeholder"),
+        )
+        trace = gr.Chatbot(
+            label=i18n("trace_label"),
+            elem_id="viewer-trace",
+            height=480,
+            feedback_options=None,
+            buttons=["copy_all"],
+            group_consecutive_messages=False,
+        )
+
+    run_btn.click(
+        tab.run,
+        [suites, uploads, state],
+        [message, scores, table, batch, json_btn, junit_btn],
+        show_progress_on=[message],
+        **quiet,
+    )
+    # Stop ends the run through its state, so the scenarios that finished keep their results.
+    stop_btn.click(tab.stopped, [state], [message], queue=False, **quiet)
+    shown = [title, chat, trace, files]
+    table.select(tab.show_row, [batch, files, state], shown, show_progress="hidden", **quiet)
+    conversation_file.upload(
+        tab.open_file,
+        [conversation_file, files, state],
+        [viewer_message, title, chat, trace, files, conversation_file],
+        **quiet,
+    )
+    if words is not None:
+        for component, properties in (
+            (intro, {"value": "scenarios_intro"}),
+            (suites, {"label": "scenario_suites"}),
+            (uploads, {"label": "scenario_upload"}),
+            (run_btn, {"value": "scenario_run"}),
+            (stop_btn, {"value": "stop"}),
+            (json_btn, {"value": "scenario_download_json"}),
+            (junit_btn, {"value": "scenario_download_junit"}),
+            (opener, {"label": "viewer_open"}),
+            (viewer_intro, {"value": "viewer_intro"}),
+            (conversation_file, {"label": "viewer_file_label"}),
+            (chat, {"label": "viewer_chat", "placeholder": "viewer_placeholder"}),
+            (trace, {"label": "trace_label"}),
+        ):
+            words.add(component, **properties)
