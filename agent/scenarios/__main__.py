@@ -85,7 +85,33 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
+def record_main(argv: list[str]) -> int:
+    """`record SOURCE -o OUT`: a conversation written as a scenario file."""
+    from .record import heard_from_session, record, write_scenario
+
+    parser = argparse.ArgumentParser(
+        prog="python -m agent.scenarios record",
+        description="Write a conversation as a scenario file that checks it happens again.",
+    )
+    parser.add_argument("source", help="a session file of `python -m agent --session FILE`")
+    parser.add_argument("-o", "--output", required=True, help="the scenario file to write")
+    parser.add_argument("--name", default="", help="the scenario's name")
+    args = parser.parse_args(argv)
+    try:
+        scenario, files = record(heard_from_session(args.source), args.name)
+        out = write_scenario(scenario, files, args.output)
+    except (OSError, ValueError) as exc:
+        print(f"python -m agent.scenarios record: {exc}", file=sys.stderr)
+        return INVALID_FILE
+    turns = len(scenario["turns"])
+    print(f"{out}: {turns} turn{'s' if turns != 1 else ''}")
+    return ALL_PASSED
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["record"]:
+        return record_main(argv[1:])
     args = parse_args(argv)
     files, invalid = scenario_files(args.paths)
     scenarios = []
