@@ -19,6 +19,10 @@ ROOT = Path(__file__).resolve().parent.parent
 DYNAMIC = (
     # agent/models/openai_errors.py: `http_{code}` for a 500, 502 or 504.
     "errors.http_5",
+    # agent/models/offline/answers.py: what a picked line says (`say_{kind}`, `say_day_{how}`,
+    # `say_hours_{how}`) and what it lacks (`miss_{kind}`), by the kind of fact asked for.
+    "offline.text.say_",
+    "offline.text.miss_",
 )
 
 

@@ -47,7 +47,7 @@ def say(language: str | None, key: str, **values: Any) -> str:
     return text.format(**values)
 
 
-def both(key: str) -> dict[Language, Any]:
+def both(key: str) -> dict[str, Any]:
     """What `key` holds in each language, by language key."""
     return {language: words(language, key) for language in LANGUAGES}
 
