@@ -41,7 +41,7 @@ def file_route(url: str, path) -> int:
 
 
 def test_only_what_the_page_shows_is_served_from_assets(url):
-    for private in ("plugins/weather.json", "ui_text.json", "make_examples.py", "style.css"):
+    for private in ("plugins/weather.json", "words/en.yaml", "make_examples.py", "style.css"):
         assert file_route(url, ROOT / "assets" / private) == 403, private
         assert file_route(url, f"assets/{private}") == 403, private
     assert file_route(url, EXAMPLES_DIR / "sign.png") == 200

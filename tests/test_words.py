@@ -23,6 +23,13 @@ DYNAMIC = (
     # `say_hours_{how}`) and what it lacks (`miss_{kind}`), by the kind of fact asked for.
     "offline.text.say_",
     "offline.text.miss_",
+    # ui/layout.py: the Settings radios' choices (`detail_{level}`, `protocol_{name}`,
+    # `vision_{mode}`).
+    "page.detail_",
+    "page.protocol_",
+    "page.vision_",
+    # ui/scenarios_tab/handlers.py: why a conversation file cannot be shown (`viewer_{reason}`).
+    "page.viewer_",
 )
 
 

@@ -1,4 +1,5 @@
-"""The page's words: the trace panel's labels, and the page text kept in assets/ui_text.json.
+"""The page's words: the trace panel's labels and the page text, from the word catalogs
+(assets/words/).
 
 The page text reaches the browser through Gradio's I18n and follows the browser's language; the
 trace labels and the status line are made on the server and follow the session's language,
@@ -7,156 +8,26 @@ which starts as the browser's (`browser_language`) and changes with the Language
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
-from agent.config import Language
 from agent.models.offline import NAME as OFFLINE_NAME
 from agent.tokens import Tokens
+from tools import words as catalog
+from tools.words import Language, language_key
 
-LABELS: dict[str, dict[str, Any]] = {
-    "en": {
-        "turn": "Turn {n}",
-        "model": "Model",
-        "offline": "offline demo model",
-        "images": "Images",
-        "thinking": "Thinking…",
-        "silent": "Waiting for the model · {s} s",
-        "thought": "Thought",
-        "tool": "Tool",
-        "running": "running…",
-        "arguments": "Arguments",
-        "result": "Result",
-        "failed": "failed",
-        "made_image": "Image {id} ({w}×{h})",
-        "retry": "Retry",
-        "notice": "Notice",
-        "task": "Task",
-        "known": "Known",
-        "missing": "Missing",
-        "nothing": "nothing",
-        "asked": "Asked the user",
-        "approval": "Approval needed",
-        "decision": {
-            "approve": "Approved",
-            "edit": "Approved with edits",
-            "deny": "Denied",
-            "cancel": "Dropped for a new message",
-        },
-        "always": "Always allowed in this conversation from now on.",
-        "by_policy": "Decided by the run's approval policy.",
-        "protocol": {"react": "ReAct text", "native": "native tool calls"},
-        # How images go to the model (Settings' Images to the model, and what it showed).
-        "vision": {
-            "on": "images always sent",
-            "off": "images not sent",
-            "text": "text only: tools look at images",
-            "sees": "takes images",
-        },
-        "error": "Error",
-        "calls": ("{calls} model call", "{calls} model calls"),
-        "tool_calls": ("{calls} tool call", "{calls} tool calls"),
-        "ms": "{ms} ms",
-        "seconds": "{seconds} s",
-        "minutes": "{minutes} min {seconds} s",
-        "stopped": "Stopped",
-        "stopped_text": "Stopped before it finished.",
-        "transcript": "Conversation",
-        "you": "You",
-        "answer": "Answer",
-        # Punctuation differs too: Chinese text takes full-width colons and brackets.
-        "named": "{}: {}",
-        "field": "**{}:** {}",
-        "aside": " ({})",
-        "status": {
-            "collecting": "collecting",
-            "calling": "calling",
-            "done": "done",
-            "cleared": "cleared",
-            "ended": "ended",
-        },
-    },
-    "zh": {
-        "turn": "第 {n} 轮",
-        "model": "模型",
-        "offline": "离线演示模型",
-        "images": "图片",
-        "thinking": "思考中…",
-        "silent": "等待模型回应 · {s} 秒",
-        "thought": "思考",
-        "tool": "工具",
-        "running": "运行中…",
-        "arguments": "参数",
-        "result": "结果",
-        "failed": "失败",
-        "made_image": "图片 {id}（{w}×{h}）",
-        "retry": "重试",
-        "notice": "提示",
-        "task": "任务",
-        "known": "已知",
-        "missing": "缺少",
-        "nothing": "无",
-        "asked": "向用户提问",
-        "approval": "需要批准",
-        "decision": {
-            "approve": "已批准",
-            "edit": "已按修改批准",
-            "deny": "已拒绝",
-            "cancel": "因新消息而取消",
-        },
-        "always": "本对话中此后总是允许。",
-        "by_policy": "由本次运行的批准策略决定。",
-        "protocol": {"react": "ReAct 文本", "native": "原生工具调用"},
-        "vision": {
-            "on": "总是发送图片",
-            "off": "不发送图片",
-            "text": "只接受文字：由工具查看图片",
-            "sees": "能接收图片",
-        },
-        "error": "错误",
-        "calls": ("{calls} 次模型调用", "{calls} 次模型调用"),
-        "tool_calls": ("{calls} 次工具调用", "{calls} 次工具调用"),
-        "ms": "{ms} 毫秒",
-        "seconds": "{seconds} 秒",
-        "minutes": "{minutes} 分 {seconds} 秒",
-        "stopped": "已停止",
-        "stopped_text": "在完成前被停止。",
-        "transcript": "对话记录",
-        "you": "你",
-        "answer": "回答",
-        "named": "{}：{}",
-        # Bold ends before the full-width colon: after one, Markdown would not end it.
-        "field": "**{}**：{}",
-        "aside": "（{}）",
-        "status": {
-            "collecting": "收集参数",
-            "calling": "调用中",
-            "done": "完成",
-            "cleared": "已清除",
-            "ended": "已结束",
-        },
-    },
-}
-
-# The page's own words, English and Chinese, kept beside the other assets.
-UI_TEXT: dict[str, dict[str, str]] = json.loads(
-    (Path(__file__).resolve().parent.parent / "assets" / "ui_text.json").read_text("utf-8")
-)
-
-
-def language_key(language: str | None) -> Language:
-    """ "zh" for any way of naming Chinese (zh, zh-CN, zh_TW), else "en"."""
-    return "zh" if str(language or "").lower().startswith("zh") else "en"
+# The trace labels and the page's own words, per language: the `trace` and `page` groups of
+# the word catalogs.
+LABELS: dict[str, dict[str, Any]] = catalog.both("trace")
+UI_TEXT: dict[str, dict[str, str]] = catalog.both("page")
 
 
 def t(key: str, language: str) -> str:
-    return UI_TEXT[language_key(language)][key]
+    return catalog.words(language, f"page.{key}")
 
 
 def words(language: str) -> dict[str, Any]:
     """The trace labels in `language`."""
-    return LABELS[language_key(language)]
+    return catalog.words(language, "trace")
 
 
 # Between the parts of one line (the status line, a finished turn's summary).

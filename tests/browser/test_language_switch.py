@@ -4,19 +4,16 @@ the tab's title and the accessible names; the conversation stays."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
-import app
 from tests.support.page_driver import DESKTOP, PHONE, send, wait_done
+from tools import words
 
 pytestmark = pytest.mark.browser
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
-TEXT = json.loads((Path(app.__file__).parent / "assets" / "ui_text.json").read_text("utf-8"))
+TEXT = words.both("page")
 
 
 def open_settings(page) -> None:
@@ -32,7 +29,7 @@ def choose(page, label: str) -> None:
 
 
 def says(page, key: str) -> dict[str, str]:
-    """What the page shows, part by part, for comparing with ui_text.json in `key`."""
+    """What the page shows, part by part, for comparing with the page's words in `key`."""
     text = TEXT[key]
     open_settings(page)
     expect(page.locator("#stop")).to_have_text(text["stop"])
@@ -109,7 +106,7 @@ def test_choosing_english_in_a_chinese_browser_says_the_page_in_english(open_at)
     ],
 )
 def test_gradio_s_own_words_follow_the_language_chosen(open_at, browser, label, key, hints):
-    # The upload hints and the footer are Gradio's own words, not ui_text.json's; an upload
+    # The upload hints and the footer are Gradio's own words, not the catalog's; an upload
     # drawn before the change, in the browser's language, follows too.
     page = open_at(DESKTOP, browser)
     other = "en" if key == "zh" else "zh"
