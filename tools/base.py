@@ -21,6 +21,8 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 from PIL import Image
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from tools.words import language_key
+
 
 class ImageRef(BaseModel):
     """The one image type: a prepared image of a conversation, under its id (`img_3`).
@@ -182,11 +184,6 @@ class ToolContext:
 
     def progress(self, message: str) -> None:
         self._progress(message)
-
-
-def language_key(language: str | None) -> str:
-    """ "zh" for any way of naming Chinese (zh, zh-CN, zh_TW), else "en"."""
-    return "zh" if str(language or "").lower().startswith("zh") else "en"
 
 
 def language_of(ctx: ToolContext | None) -> str:
