@@ -10,6 +10,7 @@ import numpy as np
 from PIL import Image
 from pydantic import Field
 
+from tools import words
 from tools.base import StrictArgs, Tool, ToolContext, ToolResult, image_id_from, language_of
 from tools.image_refs import without_references
 
@@ -65,16 +66,6 @@ NAMED_COLOURS: tuple[tuple[str, str, str], ...] = (
     ("lavender", "薰衣草紫", "#E6E6FA"),
     ("magenta", "品红色", "#FF00FF"),
 )
-
-# The result's words; `name` is the colour's name field in that language.
-_SAID = {
-    "en": {
-        "head": "Dominant colours:",
-        "clear": "The image is fully transparent: it has no visible colours.",
-        "name": "name",
-    },
-    "zh": {"head": "主要颜色：", "clear": "这张图片完全透明，没有可见的颜色。", "name": "name_zh"},
-}
 
 _CHINESE_NUMBERS = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
                     "八": 8, "九": 9, "十": 10}  # fmt: skip
@@ -196,10 +187,12 @@ class Colors(Tool[ColorsArgs]):
     def run(self, args: ColorsArgs, ctx: ToolContext) -> ToolResult:
         image = ctx.open_image(args.image_id)
         colours = dominant_colours(image, args.count)
-        words = _SAID[language_of(ctx)]
+        language = language_of(ctx)
         if not colours:
-            return ToolResult(text=words["clear"], data={"image_id": args.image_id, "colors": []})
-        name = words["name"]
+            text = words.say(language, "tools.colors.clear")
+            return ToolResult(text=text, data={"image_id": args.image_id, "colors": []})
+        # Each colour carries its name in both languages.
+        name = "name_zh" if language == "zh" else "name"
         lines = [f"{i}. {c[name]} {c['hex']} {c['percent']:g}%" for i, c in enumerate(colours, 1)]
-        text = words["head"] + "\n" + "\n".join(lines)
+        text = words.say(language, "tools.colors.head") + "\n" + "\n".join(lines)
         return ToolResult(text=text, data={"image_id": args.image_id, "colors": colours})

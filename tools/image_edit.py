@@ -9,6 +9,7 @@ from typing import Any, Literal
 from PIL import Image, ImageFilter, ImageOps
 from pydantic import Field, field_validator
 
+from tools import words
 from tools.base import StrictArgs, Tool, ToolContext, ToolResult, image_id_from, language_of
 from tools.image_refs import without_references
 
@@ -89,7 +90,7 @@ def _per_channel(image: Image.Image, edit: Any) -> Image.Image:
 
 def apply(image: Image.Image, args: ImageEditArgs, language: str = "en") -> tuple[Image.Image, str]:
     """The edited image and a few words on what was done, in `language`."""
-    w = _SAID[language]
+    w = words.words(language, "tools.image_edit")
     if args.operation == "rotate":
         angle = args.degrees % 360
         if angle == 0:
@@ -119,35 +120,6 @@ def apply(image: Image.Image, args: ImageEditArgs, language: str = "en") -> tupl
         return _per_channel(image, lambda im: ImageOps.autocontrast(im, cutoff=1)), w["contrast"]
     sharpen = ImageFilter.UnsharpMask(radius=2, percent=160, threshold=2)
     return _per_channel(image, lambda im: im.filter(sharpen)), w["sharpened"]
-
-
-# What was done, and the result's sentence, per language.
-_SAID = {
-    "en": {
-        "unchanged": "rotated 0° (unchanged)",
-        "clockwise": "clockwise",
-        "anticlockwise": "counter-clockwise",
-        "rotated": "rotated {degrees}° {turn}",
-        "vertical": "flipped vertically (upside down)",
-        "horizontal": "flipped horizontally (mirrored)",
-        "grayscale": "converted to grayscale",
-        "contrast": "contrast stretched (autocontrast)",
-        "sharpened": "sharpened",
-        "done": "{source} {done}: new image {new}, {size}.",
-    },
-    "zh": {
-        "unchanged": "旋转 0°（未改变）",
-        "clockwise": "顺时针",
-        "anticlockwise": "逆时针",
-        "rotated": "{turn}旋转 {degrees}°",
-        "vertical": "上下翻转（倒置）",
-        "horizontal": "左右翻转（镜像）",
-        "grayscale": "转为灰度",
-        "contrast": "拉伸对比度（自动对比度）",
-        "sharpened": "锐化",
-        "done": "{source} 已{done}：新图片 {new}，{size}。",
-    },
-}
 
 
 class ImageEdit(Tool[ImageEditArgs]):
@@ -188,8 +160,13 @@ class ImageEdit(Tool[ImageEditArgs]):
         edited, done = apply(image, args, language)
         out = ctx.add_image(edited, label=f"{args.operation} of {args.image_id}")
         size = f"{out.width}x{out.height}"
-        text = _SAID[language]["done"].format(
-            source=args.image_id, done=done, new=out.id, size=size
+        text = words.say(
+            language,
+            "tools.image_edit.done",
+            source=args.image_id,
+            done=done,
+            new=out.id,
+            size=size,
         )
         data = {"source": args.image_id, "operation": args.operation, "image": out.model_dump()}
         if args.operation == "rotate":

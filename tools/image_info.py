@@ -10,6 +10,7 @@ from typing import Any
 from PIL import ExifTags
 from pydantic import Field
 
+from tools import words
 from tools.base import StrictArgs, Tool, ToolContext, ToolResult, image_id_from, language_of
 
 # EXIF text is written by whoever made the file; keep it short and printable.
@@ -148,54 +149,8 @@ def summarise_exif(exif: dict[str, Any] | None) -> dict[str, Any]:
     return found
 
 
-# The sentence's parts, per language; sizes, formats, camera names and numbers stay as they are.
-_SAID = {
-    "en": {
-        "size": "The image is {size} pixels{kind}",
-        "kind": ", {kind}",
-        "mode": " ({})",
-        "downscaled": "; you see it downscaled to {size}",
-        "turned": "; you see it turned upright as its EXIF orientation says, {size}",
-        "turned_downscaled": "; you see it turned upright as its EXIF orientation says and "
-        "downscaled to {size}",
-        "end": ".",
-        "no_exif": " No camera metadata (EXIF: camera, date taken, exposure, GPS) in it.",
-        "camera": "Camera: {}",
-        "lens": "lens: {}",
-        "taken": "taken: {}",
-        "exposure": "exposure: {}",
-        "gps": "GPS position: {latitude:.6f}, {longitude:.6f}",
-        "altitude": ", altitude {altitude:g} m",
-        "no_gps": "no GPS position",
-        "list": ", ",
-        "parts": "; ",
-        "exif": " {parts}.",
-    },
-    "zh": {
-        "size": "这张图片为 {size} 像素{kind}",
-        "kind": "，{kind}",
-        "mode": "（{}）",
-        "downscaled": "；看到的是缩小到 {size} 的副本",
-        "turned": "；看到的是按 EXIF 方向转正的副本，{size}",
-        "turned_downscaled": "；看到的是按 EXIF 方向转正并缩小到 {size} 的副本",
-        "end": "。",
-        "no_exif": "其中没有相机元数据（EXIF：相机、拍摄时间、曝光、GPS）。",
-        "camera": "相机：{}",
-        "lens": "镜头：{}",
-        "taken": "拍摄时间：{}",
-        "exposure": "曝光：{}",
-        "gps": "GPS 位置：{latitude:.6f}, {longitude:.6f}",
-        "altitude": "，海拔 {altitude:g} 米",
-        "no_gps": "没有 GPS 位置",
-        "list": "，",
-        "parts": "；",
-        "exif": "{parts}。",
-    },
-}
-
-
 def _describe(info: dict[str, Any], exif: dict[str, Any], language: str = "en") -> str:
-    w = _SAID[language]
+    w = words.words(language, "tools.image_info")
     size = f"{info['width']}x{info['height']}"
     mode = w["mode"].format(info["mode"]) if info.get("mode") else ""
     kind = ((info.get("format") or "") + mode).strip()

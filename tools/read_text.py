@@ -11,6 +11,7 @@ import numpy as np
 from PIL import Image, ImageOps
 from pydantic import Field, field_validator
 
+from tools import words
 from tools.base import (
     StrictArgs,
     Tool,
@@ -153,12 +154,13 @@ def recognise(
     prepared = _engine_input(image)
     # A little before the agent's own timeout, so that a wait for a busy worker says so.
     deadline = time.monotonic() + timeout - min(1.0, timeout / 10)
+    said = words.words(language_of(ctx), "tools.read_text")
     with engine_errors(timeout):
         found = POOL.read(
             np.asarray(prepared),
             cancelled=(lambda: ctx.cancelled) if ctx is not None else (lambda: False),
             deadline=deadline,
-            note=lambda stage: ctx.progress(_SAID[language_of(ctx)][stage]) if ctx else None,
+            note=lambda stage: ctx.progress(said[stage]) if ctx else None,
         )
     gray = np.asarray(prepared.convert("L"))
     pieces = []
@@ -218,7 +220,7 @@ class ReadText(Tool[ReadTextArgs]):
         return image_id_from(text, image_ids, known)
 
     def run(self, args: ReadTextArgs, ctx: ToolContext) -> ToolResult:
-        w = _SAID[language_of(ctx)]
+        w = words.words(language_of(ctx), "tools.read_text")
         # A PDF's page holds its own text: exact and instant, where OCR of its picture is not.
         layer = str(ctx.image_meta(args.image_id).get("text_layer") or "")
         if layer.strip():
@@ -251,33 +253,3 @@ def _stray_mark(line: dict[str, Any]) -> bool:
     (a circle read as "O (?)", a disc as "●"): a shape the engine took for text, not words."""
     text = line["text"].strip()
     return len(text) == 1 and (line["confidence"] < DOUBTFUL or not text.isalnum())
-
-
-# The result's words per language. A doubtful line ends in "(?)" in both: a mark, not a word.
-_SAID = {
-    "en": {
-        "waiting": "all OCR workers are busy; waiting for one…",
-        "loading": "loading OCR engine…",
-        "reading": "reading text…",
-        "threshold": " with confidence of at least {:g}",
-        "none": "No text was found in the image{threshold}. If there is small print, zoom into "
-        "it and read the zoomed image.",
-        "more": "… and {} more lines",
-        "line": "{} line",
-        "lines": "{} lines",
-        "doubtful": "; (?) marks a doubtful reading",
-        "head": "Text found ({count}, top to bottom{note}):",
-    },
-    "zh": {
-        "waiting": "OCR 引擎都在忙，正在排队…",
-        "loading": "正在加载 OCR 引擎…",
-        "reading": "正在识别文字…",
-        "threshold": "（置信度不低于 {:g}）",
-        "none": "图片中没有找到文字{threshold}。如果有小字，请先放大，再识别放大后的图片。",
-        "more": "……还有 {} 行",
-        "line": "{} 行",
-        "lines": "{} 行",
-        "doubtful": "；(?) 表示识别得没有把握",
-        "head": "识别到的文字（{count}，从上到下{note}）：",
-    },
-}

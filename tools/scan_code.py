@@ -8,6 +8,7 @@ from typing import Any
 from PIL import Image
 from pydantic import Field
 
+from tools import words
 from tools.base import (
     StrictArgs,
     Tool,
@@ -89,7 +90,7 @@ class ScanCode(Tool[ScanCodeArgs]):
         image = ctx.open_image(args.image_id)
         codes = scan(image)
         data = {"image_id": args.image_id, "codes": codes}
-        w = _SAID[language_of(ctx)]
+        w = words.words(language_of(ctx), "tools.scan_code")
         if not codes:
             return ToolResult(text=w["none"], data=data)
         lines = []
@@ -101,23 +102,3 @@ class ScanCode(Tool[ScanCodeArgs]):
             lines.append(w["line"].format(i, code["type"], f"({x0},{y0})-({x1},{y1})", content))
         head = w["one" if len(codes) == 1 else "many"].format(len(codes))
         return ToolResult(text=head + "\n" + "\n".join(lines), data=data)
-
-
-# The result's words per language; a code's type and content are shown as the decoder read them.
-_SAID = {
-    "en": {
-        "none": "No QR code or barcode was found in the image. If a code is there but small or "
-        "blurred, zoom into it first and scan the zoomed image.",
-        "cut": "… ({} characters in all)",
-        "line": "{}. {} at {}: {}",
-        "one": "Found {} code:",
-        "many": "Found {} codes:",
-    },
-    "zh": {
-        "none": "图片中没有找到二维码或条形码。如果码很小或模糊，请先放大，再扫描放大后的图片。",
-        "cut": "……（共 {} 个字符）",
-        "line": "{}. {}，位置 {}：{}",
-        "one": "找到 {} 个码：",
-        "many": "找到 {} 个码：",
-    },
-}

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from PIL import Image
 from pydantic import Field, field_validator
 
+from tools import words
 from tools.base import (
     StrictArgs,
     Tool,
@@ -213,7 +214,7 @@ class Zoom(Tool[ZoomArgs]):
             crop = crop.resize(size, Image.Resampling.LANCZOS)
         out = ctx.add_image(crop, label=f"zoom of {args.image_id}: {_where(args, 'en')}")
         language = language_of(ctx)
-        w = _SAID[language]
+        w = words.words(language, "tools.zoom")
         text = w["done"].format(
             where=_where(args, language),
             source=args.image_id,
@@ -233,28 +234,7 @@ class Zoom(Tool[ZoomArgs]):
         return ToolResult(text=text, images=[out], data=data)
 
 
-# The result's words per language; ids, pixels and sizes are written the same in both.
-_SAID = {
-    "en": {
-        "capped": " (capped by the output size limit)",
-        "done": "Zoomed into {where} of {source} (pixels {pixels} to {to}), enlarged {factor}x"
-        "{capped}: new image {new}, {size}.",
-    },
-    "zh": {
-        "capped": "（受输出尺寸上限限制）",
-        "done": "已放大 {source} 的{where}（像素 {pixels} 到 {to}），放大 {factor} 倍{capped}："
-        "新图片 {new}，{size}。",
-    },
-}
-_REGIONS_ZH = {
-    "top-left": "左上角", "top": "上方", "top-right": "右上角", "left": "左侧", "center": "中央",
-    "right": "右侧", "bottom-left": "左下角", "bottom": "下方", "bottom-right": "右下角",
-    "top-half": "上半部分", "bottom-half": "下半部分", "left-half": "左半部分",
-    "right-half": "右半部分", "whole": "整张图片",
-}  # fmt: skip
-
-
 def _where(args: ZoomArgs, language: str) -> str:
-    if language == "zh":
-        return f"方框 {args.box} 内的区域" if args.box is not None else _REGIONS_ZH[args.region]
-    return f"box {args.box}" if args.box is not None else f"the {args.region} region"
+    if args.box is not None:
+        return words.say(language, "tools.zoom.box", box=args.box)
+    return words.say(language, f"tools.zoom.regions.{args.region}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tools import words
 from tools.plugins.manifest import PluginManifest, dig
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)\}")
@@ -23,10 +24,6 @@ _NOISE = re.compile(
     r"timezone_abbreviation|elevation|interval|query|headers|status|.*_code_unit|time)$",
     re.IGNORECASE,
 )
-_SAID = {
-    "en": {"answered": "{name}: {fields}.", "field": "{label} {value}", "join": ", "},
-    "zh": {"answered": "{name}：{fields}。", "field": "{label} {value}", "join": "，"},
-}
 
 
 def _shown(value: Any) -> str | None:
@@ -78,17 +75,15 @@ def fields(data: Any, limit: int = MAX_FIELDS) -> list[tuple[str, str]]:
 def sentence(manifest: PluginManifest, data: Any, language: str, question: str = "") -> str:
     """The result of the plugin of `manifest` as one sentence in `language`, with what the
     `question` asks for beyond it (`answer_asked`: tomorrow's forecast, or that there is none)."""
-    key = "zh" if language.startswith("zh") else "en"
+    key = words.language_key(language)
     parts = manifest.answer.get(key) or manifest.answer.get("en") or []
     said = from_template(parts, data) if parts else ""
     if not said:
-        words = _SAID[key]
-        named = [words["field"].format(label=label, value=value) for label, value in fields(data)]
+        w = words.words(key, "tools.plugin_answer")
+        named = [w["field"].format(label=label, value=value) for label, value in fields(data)]
         if not named:
             return ""
-        said = words["answered"].format(
-            name=manifest.name_for_human, fields=words["join"].join(named)
-        )
+        said = w["answered"].format(name=manifest.name_for_human, fields=w["join"].join(named))
     for extra in manifest.answer_asked:
         if not question or not re.search(extra.asked, question, re.IGNORECASE):
             continue
