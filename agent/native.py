@@ -39,9 +39,10 @@ from .messages import (
 from .models.base import ToolCallPart
 from .offload import Overdue, run_quick
 from .react import step as react
-from .react.action_input import REPAIR_REFUSED, Unreadable, repair, repair_budget
+from .react.action_input import Unreadable
 from .react.grammar import starts_with_label
 from .react.parser import ParseError, Step
+from .react.repair import REPAIR_REFUSED, repair, repair_budget
 from .turn import Terminal, TurnState
 
 # Text a reply streams before it is taken for the answer: a reply that calls tools usually

@@ -19,7 +19,6 @@ MAX_LINES = 350
 LONG_MODULES = {
     "agent/prompts.py",
     "agent/native.py",
-    "agent/react/action_input.py",
     "agent/models/offline/__init__.py",
     "agent/models/offline/picking.py",
 }

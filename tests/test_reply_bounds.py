@@ -16,8 +16,8 @@ from agent.models import OpenAIChatModel, ScriptedModel, ToolCallPart
 from agent.models.tool_calls import CallAssembler, CallsTooLong
 from agent.native import MAX_CALLS_PER_REPLY
 from agent.react import step as react
-from agent.react.action_input import REPAIR_WORK, repair_work
 from agent.react.parser import AnswerStream, ParseError, parse_step
+from agent.react.repair import REPAIR_WORK, repair_work
 from tests.conftest import collect
 from tests.parser_cases import TOOLS
 from tests.support.openai_server import OpenAIServer

@@ -2,29 +2,21 @@
 `tool(args)` or `tool[arg]` call, keyword arguments, or a bare string (`{"input": ...}`).
 
 Nothing here is evaluated: Python syntax is read with `ast` and only literals are kept.
-
-Repair is bounded. json_repair's time grows with the input's length times its punctuation (a
-bracket or a quote can send it looking ahead to the end), so a hostile 16 KB reply of
-`{"{"{"...` took 14 s. Real broken inputs are short: one reply's repairs read at most
-`REPAIR_WORK` of that product, and an input past it is refused with a sentence, not repaired.
+Broken JSON is repaired within one reply's budget (`repair`), and an input past it is refused
+with a sentence.
 """
 
 from __future__ import annotations
 
 import ast
-import contextlib
 import functools
 import json
 import re
-import string
 import warnings
-from collections.abc import Iterator
-from contextvars import ContextVar
 from typing import Any
 
-import json_repair
-
 from .grammar import clean_value
+from .repair import REPAIR_REFUSED, repair
 
 MD_ESCAPE = re.compile(r"(?<!\\)\\_")
 _FENCE_LANG = re.compile(r"[\w+-]*")
@@ -39,14 +31,6 @@ _SCAN_QUOTED = re.compile(r"[\"'\\\\()\[\]{}]")
 _SCAN_BARE = re.compile(r"[()\[\]{}]")
 _DECODER = json.JSONDecoder()
 _BARE = object()  # load's answer for text that is not JSON or a Python literal
-REPAIR_REFUSED = object()  # load's answer for broken JSON too large to repair
-# What one reply's repairs may read, as `repair_work` counts it: about 50 ms of json_repair at
-# its worst. A broken input of a few hundred characters is well inside.
-REPAIR_WORK = 16_384
-# Characters json_repair may stop at to look ahead, and a base cost for every other one (it
-# reads about 5-15 µs a character even where it never looks ahead).
-_STRUCTURE = frozenset(string.punctuation + "“”‘’")
-_PER_CHAR = 4
 _TOO_BROKEN = (
     "the tool input is broken JSON too long to repair; write the Action Input as valid JSON "
     "(double quotes, every bracket closed)"
@@ -247,57 +231,6 @@ def load(text: str) -> Any:
         if isinstance(value, list) and value:
             return value
     return _BARE
-
-
-class RepairBudget:
-    """The repair work left for one reply, and whether an input was refused for want of it."""
-
-    def __init__(self, work: int) -> None:
-        self.left = work
-        self.refused = False
-
-
-_budget: ContextVar[RepairBudget | None] = ContextVar("repair_budget", default=None)
-
-
-@contextlib.contextmanager
-def repair_budget(work: int = REPAIR_WORK) -> Iterator[RepairBudget]:
-    """Every repair inside shares `work`. Inside another budget the outer one stands: its caller
-    chose it (a smaller one, to read a short reply on the event loop)."""
-    outer = _budget.get()
-    if outer is not None:
-        yield outer
-        return
-    budget = RepairBudget(work)
-    token = _budget.set(budget)
-    try:
-        yield budget
-    finally:
-        _budget.reset(token)
-
-
-def repair_work(text: str) -> int:
-    """What repairing `text` may cost: its length times its punctuation (each mark may send
-    json_repair looking ahead to the end) and a base cost for every character."""
-    return len(text) * (_PER_CHAR + sum(text.count(char) for char in _STRUCTURE))
-
-
-def repair(text: str) -> Any:
-    """`json_repair.loads(text)` within the budget; `REPAIR_REFUSED` past it, None if it
-    fails. Outside any budget, each input may take the whole of `REPAIR_WORK`."""
-    budget = _budget.get()
-    left = REPAIR_WORK if budget is None else budget.left
-    work = left + 1 if len(text) * _PER_CHAR > left else repair_work(text)
-    if work > left:
-        if budget is not None:
-            budget.refused = True
-        return REPAIR_REFUSED
-    if budget is not None:
-        budget.left -= work
-    try:
-        return json_repair.loads(text)
-    except Exception:
-        return None
 
 
 def parse_python(source: str) -> ast.expr | None:

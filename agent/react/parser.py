@@ -42,7 +42,6 @@ from .action_input import (
     is_blank,
     json_call,
     load,
-    repair_budget,
     schema_fields,
     split_call,
     strip_fence,
@@ -64,6 +63,7 @@ from .grammar import (
     trim_name,
 )
 from .reasoning import strip_reasoning
+from .repair import repair_budget
 
 __all__ = ["AnswerStream", "ParseError", "Step", "parse_step"]
 

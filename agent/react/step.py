@@ -14,14 +14,14 @@ from ..images.store import ImageStore
 from ..messages import Detail, StepRecord, step_messages
 from ..offload import Overdue, run_quick
 from ..turn import Terminal, TurnState
-from .action_input import repair_budget
 from .parser import AnswerStream, ParseError, Step, parse_step
 from .reasoning import ReasoningFilter
+from .repair import repair_budget
 
 # A reply up to this long is read on the loop, where a thread hop would cost more than the
 # reading (a millisecond or two at worst), with repair work enough for the short broken inputs
 # models write. A longer reply, or one whose repair needs more, is read in a worker thread,
-# within `READ_DEADLINE`; the reading is bounded there too (see `action_input`).
+# within `READ_DEADLINE`; the reading is bounded there too (see `repair`).
 INLINE_READ_CHARS = 1_000
 INLINE_REPAIR_WORK = 2_048
 READ_DEADLINE = 5.0
