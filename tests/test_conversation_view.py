@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from agent.config import Settings
+from agent.conversation_file import UnreadableFile, load_conversation
 from agent.events import export_trace
 from agent.models import OfflineModel
 from tools.convert_units import ConvertUnits
 from tools.zoom import Zoom
-from ui.conversations.reader import UnreadableFile, load_conversation
 from ui.conversations.view import viewer_values
 from ui.handlers import PageHandlers
 from ui.labels import UI_TEXT
@@ -193,7 +193,7 @@ async def test_an_older_single_turn_trace_opens_as_one_turn(downloaded, tmp_path
 
 
 async def test_images_past_the_size_limit_are_left_out(downloaded, tmp_path, monkeypatch):
-    import ui.conversations.reader as reader
+    import agent.conversation_file.reader as reader
 
     zip_path, _ = downloaded
     with zipfile.ZipFile(zip_path) as archive:

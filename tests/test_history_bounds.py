@@ -1,6 +1,6 @@
 """What the browser sends up of its saved conversations is bounded before it is parsed and
 validated: a value too large or nested too deep is set aside with the one notice, at a cost
-that does not grow with it (`ui.conversations.stored.read_loaded`, `ui.json_bounds`)."""
+that does not grow with it (`ui.conversations.stored.read_loaded`, `agent.json_bounds`)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The conversation viewer checks a file's sizes before it unpacks or parses anything: a zip of
 200,000 events, a small zip of 50 MB of `[],[],...`, a zip whose header lies about its size,
 too many entries, lists or events, and nesting too deep each end with one sentence, having
-unpacked no more than the bounds allow (`ui.conversations.reader`, `ui.json_bounds`)."""
+unpacked no more than the bounds allow (`agent.conversation_file`, `agent.json_bounds`)."""
 
 from __future__ import annotations
 
@@ -13,13 +13,13 @@ from pathlib import Path
 import gradio as gr
 import pytest
 
-import ui.conversations.reader as reader
+import agent.conversation_file.reader as reader
 from agent.config import Settings
+from agent.conversation_file import UnreadableFile, load_conversation
+from agent.json_bounds import OutOfBounds, check_text, check_value
 from agent.models import OfflineModel
 from tests.support.bounded import run_bounded
-from ui.conversations.reader import UnreadableFile, load_conversation
 from ui.handlers import PageHandlers
-from ui.json_bounds import OutOfBounds, check_text, check_value
 from ui.labels import UI_TEXT
 from ui.scenarios_tab.handlers import ScenarioTab
 
@@ -77,7 +77,7 @@ def test_both_end_within_a_small_memory_budget(events_200k, lists_50mb, tmp_path
     # Before the bounds the 50 MB one took 1.4 GB.
     calls = [[str(p), str(tmp_path / "shown")] for p in (events_200k, lists_50mb)]
     for outcome in run_bounded(
-        "ui.conversations.reader:load_conversation", calls, seconds=60, memory_mb=200
+        "agent.conversation_file.reader:load_conversation", calls, seconds=60, memory_mb=200
     ):
         assert outcome.finished and outcome.raised("UnreadableFile"), outcome
         assert outcome.message.startswith("too_big")

@@ -7,6 +7,6 @@ requests offered under the input. `conversations` keeps, lists, exports and reop
 conversations; `scenarios_tab` is the Scenarios tab. `access` decides what a visitor may ask of
 the server's key and network, and how often; `sweeper` removes what idle conversations leave
 behind; `server` is the page's `gr.Blocks`, which runs the sweep while it serves, behind
-`body_limit`, which caps every request's body; `json_bounds` bounds JSON from outside before it
-is parsed or validated.
+`body_limit`, which caps every request's body (`agent.json_bounds` bounds JSON from outside
+before it is parsed or validated).
 """

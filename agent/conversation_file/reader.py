@@ -1,8 +1,9 @@
-"""Reading a finished conversation from a file: a downloaded conversation zip (the format of
-`ui.conversations.export`) or an older single-turn trace JSON, within bounds.
+"""Reading a finished conversation from a file: a downloaded conversation zip (the format the
+page writes, `ui.conversations.export`) or an older single-turn trace JSON, within bounds.
 
 Pure data, no gradio and no model: a file becomes a `Conversation` (turns with the person's
-words, their images on disk and the turn's events); `ui.conversations.view` shows it.
+words, their images on disk and the turn's events); the page's viewer shows it, and
+`agent.scenarios.record` writes it as a scenario.
 """
 
 from __future__ import annotations
@@ -23,8 +24,7 @@ from pydantic import ValidationError
 from agent.events import load_trace
 
 from ..json_bounds import OutOfBounds, check_text, check_value
-from .export import FORMAT, VERSION
-from .snapshot import joined
+from .format import FORMAT, VERSION, joined
 
 # What one opened file may hold, checked before any of it is unpacked or parsed: entries of
 # the zip (conversation.json and the images) and the bytes of its list of them; then what the
@@ -54,7 +54,7 @@ _ZIP64_LOCATOR_BYTES = 20
 
 class UnreadableFile(ValueError):
     """A file the viewer cannot show. `reason` names the page sentence that says why
-    (`viewer_<reason>` in assets/ui_text.json); `detail` is for the log; `unpacked` the bytes
+    (`page.viewer_<reason>` in the word catalogs); `detail` is for the log; `unpacked` the bytes
     decompressed before it was refused."""
 
     def __init__(self, reason: str, detail: str = "") -> None:

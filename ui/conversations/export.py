@@ -23,15 +23,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent.conversation_file.format import FORMAT, VERSION
 from agent.events import RunFinishedEvent, ToolResultEvent, export_trace
 
 from .transcript import transcript
 
 if TYPE_CHECKING:
     from ..page.state import TurnRecord
-
-FORMAT = "multimodal-react-agent/conversation"
-VERSION = 1
 
 
 def turn_status(record: TurnRecord) -> str:

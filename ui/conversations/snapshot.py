@@ -8,6 +8,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from agent.conversation_file.format import joined
 from tools.base import ImageRef
 
 from ..access import shown_url
@@ -15,9 +16,6 @@ from ..labels import t
 from ..page.state import PageState, Prefs, TurnRecord
 from .export import conversation_data
 from .stored import TITLE_CHARS
-
-# Events that stream in small pieces: a run of them is kept as one, which shows the same.
-_PIECES = {"model_delta": "step", "answer_delta": None, "tool_progress": "call_id"}
 
 
 def title_of(text: str, language: str) -> str:
@@ -64,35 +62,6 @@ def meta_of(state: PageState, title: str) -> dict[str, Any]:
         "folder": session.images.root.name if refs else "",
         "prefs": stored_prefs(state.prefs),
     }
-
-
-def joined(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The turn's events with each run of streamed pieces as one event: the text deltas of a
-    step joined, only the last progress line of a tool call. Linear in the events: a run's
-    pieces are joined once it ends, never copied piece by piece."""
-    kept: list[dict[str, Any]] = []
-    pieces: list[str] = []  # the texts of the run that kept[-1] stands for
-
-    def close() -> None:
-        if len(pieces) > 1:
-            kept[-1] = {**kept[-1], "text": "".join(pieces)}
-
-    for event in events:
-        kind = event.get("type")
-        last = kept[-1] if kept else {}
-        if kind in _PIECES and last.get("type") == kind:
-            same = _PIECES[kind] or "type"
-            if last.get(same) == event.get(same):
-                if kind == "tool_progress":
-                    kept[-1] = event
-                else:
-                    pieces.append(event["text"])
-                continue
-        close()
-        kept.append(event)
-        pieces = [event["text"]] if kind in _PIECES and kind != "tool_progress" else []
-    close()
-    return kept
 
 
 def stored_prefs(prefs: Prefs) -> dict[str, Any]:

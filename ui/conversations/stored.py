@@ -23,7 +23,7 @@ the server (`ui.conversations.restore`); the server sends changes, never the who
 (`ui.conversations.kept`).
 
 Whatever the browser sends back is untrusted: its size is checked before it is parsed, and its
-nesting and containers before it is validated (`ui.json_bounds`; the request that carries it
+nesting and containers before it is validated (`agent.json_bounds`; the request that carries it
 is capped too, `ui.body_limit`); a conversation that does not read is set aside, with one
 notice.
 """
@@ -40,10 +40,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from agent.config import ImageDetail, Language, ModelSource, Style, ToolProtocolName
 from agent.dialogue import PendingTask
 from agent.events import TRACE_ADAPTER
+from agent.json_bounds import check_text, check_value
 from agent.session import Turn
 from tools.base import ImageRef
-
-from ..json_bounds import check_text, check_value
 
 FORMAT = "multimodal-react-agent/history"
 VERSION = 2

@@ -1,5 +1,5 @@
 """Showing a finished conversation read-only: one read from a file
-(`ui.conversations.reader`) or a scenario run.
+(`agent.conversation_file`) or a scenario run.
 
 Pure data, no gradio and no model: `viewer_values` makes the chat and the trace panel the main
 page would show for the turns, through the same `TurnView` and `page_values`.
@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agent.conversation_file import ViewedTurn, safe_name
 from agent.events import load_trace
 
 from ..page.values import (
@@ -25,7 +26,6 @@ from ..page.values import (
     trace_messages,
 )
 from ..trace.view import TurnView, render
-from .reader import ViewedTurn, safe_name
 
 
 def scenario_turns(result: Any, base: Path | None, folder: str | Path) -> list[ViewedTurn]:

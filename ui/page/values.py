@@ -46,7 +46,7 @@ class ReadPrefs:
 
 @dataclass
 class ReadConversation:
-    """A conversation read from a file (`ui.conversations.reader`), shown as a session's is."""
+    """A conversation read from a file (`agent.conversation_file`), shown as a session's is."""
 
     turns: list[ReadTurn]
     prefs: ReadPrefs

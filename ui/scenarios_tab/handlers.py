@@ -3,7 +3,7 @@ settings, show a run's conversation, and open a downloaded conversation file to 
 without a model.
 
 What runs and what the table shows is `ui.scenarios_tab.runs`; reading a conversation file is
-`ui.conversations.reader`, and showing it `ui.conversations.view`.
+`agent.conversation_file`, and showing it `ui.conversations.view`.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from typing import Any
 import gradio as gr
 
 from agent.config import ModelNotConfigured
+from agent.conversation_file import UnreadableFile, load_conversation
 from agent.offload import Overdue, run_quick
 from tools.ocr.pool import READER
 
-from ..conversations.reader import UnreadableFile, load_conversation
 from ..conversations.view import scenario_turns, viewer_values
 from ..labels import t
 from ..page.state import sessions_root, traces_root
