@@ -1,22 +1,22 @@
 """Native tool calling: the endpoint's own `tools` parameter, beside the ReAct text protocol.
 
-The tools go to the model as JSON Schema function specs (from each tool's pydantic arguments);
-the four control actions of the task dialogue are tools too. A reply's text before its calls is
-the Thought; a reply without calls is the answer. Each call is decided exactly as a ReAct action
-is (`acting.act`: the same merging, asking and checking), the ready ones run together, and their
-results go back in call order as `tool` messages. A tool's image follows in a user message that
-says which call made it, since `tool` messages hold text only.
+The tools go to the model as JSON Schema function specs (`tool_specs`); the four control
+actions of the task dialogue are tools too. A reply's text before its calls is the Thought; a
+reply without calls is the answer. Each call's arguments are read as JSON (`call_arguments`),
+and the call is decided exactly as a ReAct action is (`acting.act`: the same merging, asking
+and checking), the ready ones run together, and their results go back in call order as `tool`
+messages. A tool's image follows in a user message that says which call made it, since `tool`
+messages hold text only.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import re
 from collections.abc import Sequence
 from typing import Any, cast
 
 from . import acting, prompts
+from .call_arguments import read_arguments
 from .calls import Ready
 from .error_words import say
 from .events import (
@@ -37,12 +37,10 @@ from .messages import (
     user_message,
 )
 from .models.base import ToolCallPart
-from .offload import Overdue, run_quick
 from .react import step as react
-from .react.action_input import Unreadable
 from .react.grammar import starts_with_label
 from .react.parser import ParseError, Step
-from .react.repair import REPAIR_REFUSED, repair, repair_budget
+from .tool_specs import tool_specs
 from .turn import Terminal, TurnState
 
 # Text a reply streams before it is taken for the answer: a reply that calls tools usually
@@ -57,29 +55,6 @@ _TOO_MANY_CALLS = (
     "This reply asked for more than {limit} tool calls, so only the first {limit} were made; "
     "make at most {limit} calls in one reply."
 )
-_BROKEN_ARGUMENTS = (
-    "The arguments of this call are broken JSON too long to repair, so it was not made; "
-    "send them as valid JSON."
-)
-
-_CONTROL_SPECS = {
-    "end_conversation": (
-        "End the conversation when the user wants to stop.",
-        {"end_phrase": "A short goodbye to the user."},
-    ),
-    "ASK_USER_FOR_INTENT": (
-        "Ask the user what they want when the request is unclear.",
-        {"question": "The question to ask the user."},
-    ),
-    "ASK_USER_FOR_REQUIRED_PARAMS": (
-        "Ask the user for a value a tool needs that only the user knows.",
-        {"question": "The question to ask the user."},
-    ),
-    "TOOL_OTHER": (
-        "Say that no tool fits the request.",
-        {"intent": "What the user wants, in a few words."},
-    ),
-}
 
 
 def protocol_for(model: Any, chosen: str) -> react.ReactText | NativeCalls:
@@ -107,31 +82,6 @@ def _endpoint(model: Any) -> tuple[str, str]:
     return (str(getattr(model, "name", "")), str(getattr(model, "base_url", "") or ""))
 
 
-def spec_name(name: str) -> str:
-    """A function name endpoints accept (letters, digits, _ and -; at most 64)."""
-    return re.sub(r"[^A-Za-z0-9_-]", "_", name)[:64]
-
-
-def tool_specs(tools: Sequence[Any]) -> tuple[list[dict[str, Any]], dict[str, str]]:
-    """The `tools` parameter, and each spec's name -> the tool's own name."""
-    specs: list[dict[str, Any]] = []
-    names: dict[str, str] = {}
-    for tool in tools:
-        names[spec_name(tool.name)] = tool.name
-        specs.append(_function(spec_name(tool.name), tool.description, tool.schema()))
-    for name, (description, fields) in _CONTROL_SPECS.items():
-        names[name] = name
-        properties = {key: {"type": "string", "description": text} for key, text in fields.items()}
-        schema = {"type": "object", "properties": properties}
-        specs.append(_function(name, description, schema))
-    return specs, names
-
-
-def _function(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:
-    function = {"name": name, "description": description, "parameters": parameters}
-    return {"type": "function", "function": function}
-
-
 def native_messages(turn: TurnState) -> list[dict[str, Any]]:
     session, detail = turn.draft, cast(Detail, turn.agent.image_detail)
     task = session.task
@@ -144,48 +94,6 @@ def native_messages(turn: TurnState) -> list[dict[str, Any]]:
         user_message(turn.text, turn.refs, detail),
         *NativeCalls.step_messages(turn.steps, turn.draft.images, detail),
     ]
-
-
-def arguments_of(raw: str) -> dict[str, Any]:
-    """A call's arguments as a dict; broken JSON is repaired, a bare value is `input`.
-    `Unreadable` when the arguments are broken past what repair may read."""
-    try:
-        value = json.loads(raw) if raw.strip() else {}
-    except (ValueError, RecursionError):
-        value = repair(raw)
-        if value is REPAIR_REFUSED:
-            raise Unreadable(_BROKEN_ARGUMENTS) from None
-    if isinstance(value, dict):
-        return value
-    return {} if value in (None, "") else {"input": value}
-
-
-def _all_arguments(calls: Sequence[ToolCallPart]) -> list[dict[str, Any] | str]:
-    """Each call's arguments, or the sentence saying why they could not be read."""
-    read: list[dict[str, Any] | str] = []
-    with repair_budget():  # one reply's budget, as for a ReAct reply
-        for part in calls:
-            try:
-                read.append(arguments_of(part.arguments))
-            except Unreadable as error:
-                read.append(error.reason)
-    return read
-
-
-async def _read_arguments(calls: Sequence[ToolCallPart]) -> list[dict[str, Any] | str]:
-    """`_all_arguments` where it cannot stall other sessions: on the loop while they are JSON
-    or need as little repair as a short ReAct reply may have there (json.loads is fast at any
-    length), else in a worker thread with a deadline."""
-    with repair_budget(react.INLINE_REPAIR_WORK) as budget:
-        read = _all_arguments(calls)
-    if not budget.refused:
-        return read
-    try:
-        return await run_quick(
-            _all_arguments, calls, deadline=react.READ_DEADLINE, what="reading the tool calls"
-        )
-    except Overdue:
-        return [_BROKEN_ARGUMENTS] * len(calls)
 
 
 class NativeCalls:
@@ -327,7 +235,7 @@ async def _run_calls(
 ) -> Terminal | None:
     ready: list[Ready] = []
     final: Terminal | None = None
-    arguments = await _read_arguments(calls)
+    arguments = await read_arguments(calls)
     for part, given in zip(calls, arguments, strict=True):
         call = NativeCall(
             reply=turn.model_calls,

@@ -8,8 +8,9 @@ import json
 import pytest
 
 from agent import Agent, Session, native
+from agent.call_arguments import arguments_of
 from agent.models import OpenAIChatModel, ScriptedModel, ToolCallPart
-from agent.native import arguments_of, tool_specs
+from agent.tool_specs import tool_specs
 from tests.conftest import collect
 from tests.support.openai_server import OpenAIServer
 from tests.support.openai_tool_calls import Calls
