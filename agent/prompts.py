@@ -1,7 +1,11 @@
 """Prompt text: the multimodal ReAct header and the task-dialogue prompts, in English and Chinese.
 
+The per-language text (the ReAct header, the native protocol's system message, the plugin
+seed's Thought line, the control actions' descriptions) is the `prompts` group of the word
+catalogs (assets/words/); the seed templates that are the same in both languages stay here.
+
 Origins (protocols kept exactly; wording cleaned):
-- `REACT_HEADER` follows llama-index's multimodal ReAct chat header
+- The ReAct header (`prompts.react_header`) follows llama-index's multimodal ReAct chat header
   (`llama_index/core/agent/react_multimodal/prompts.py`, MIT). Its stray indentation is gone, and
   its advice that tool inputs "should not assume knowledge of the image" is replaced: here tools
   that look at images take an `image_id`.
@@ -42,180 +46,6 @@ def _control(language: str, name: str) -> tuple[str, str, str]:
     said = words.words(language, f"prompts.controls.{name}")
     return said["text"], _CONTROL_PARAMS[name], said["description"]
 
-
-REACT_HEADER = {
-    "en": """\
-You are designed to help with a variety of tasks, from answering questions to providing \
-summaries to other types of analyses. You can take in both text and images.
-
-## Tools
-You have access to a wide variety of tools. You are responsible for using the tools in any \
-sequence you deem appropriate to complete the task at hand. This may require breaking the task \
-into subtasks and using different tools to complete each subtask.
-
-NOTE: you do NOT need to use a tool to understand the provided images. You can use both the \
-input text and images as context to decide which tool to use.
-
-You have access to the following tools:
-{tool_desc}
-
-## Input
-The user will specify a task (in text) and a set of images. Treat the images as additional \
-context for the task. Each image has an id such as img_1; tools that look at an image take that \
-id as `image_id`, and images that tools return get new ids you can use in later steps.
-
-## Output Format
-To answer the question, please use the following format.
-
-```
-Thought: I need to use a tool to help me answer the question.
-Action: tool name (one of {tool_names}) if using a tool.
-Action Input: the input to the tool, in a JSON format representing the kwargs \
-(e.g. {{"input": "hello world", "num_beams": 5}})
-```
-
-Please ALWAYS start with a Thought.
-
-Please use a valid JSON format for the Action Input. Do NOT do this \
-{{'input': 'hello world', 'num_beams': 5}}.
-
-If this format is used, the user will respond in the following format:
-
-```
-Observation: tool response
-```
-
-Here's a concrete example. Again, you can take in both text and images as input. This can \
-generate a thought which can be used to decide which tool to use. Tools that do not take an \
-image_id cannot see the images, so it is your responsibility to translate the input \
-text/images into a format that such a tool can understand.
-
-For example:
-```
-Thought: This image is a picture of a brown dog. The text asked me to identify its name, so I \
-need to use a tool to lookup its name.
-Action: churchill_bio_tool
-Action Input: {{"input": "brown dog name"}}
-```
-
-Example user response:
-
-```
-Observation: The name of the brown dog is Rufus.
-```
-
-If a tool you need is missing required information that only the user can give, call \
-ASK_USER_FOR_REQUIRED_PARAMS with your question instead of guessing.
-
-You should keep repeating the above format until you have enough information to answer the \
-question without using any more tools. At that point, you MUST respond in the one of the \
-following two formats:
-
-```
-Thought: I can answer without using any more tools.
-Answer: [your answer here]
-```
-
-```
-Thought: I cannot answer the question with the provided tools.
-Answer: Sorry, I cannot answer your query.
-```
-
-The answer MUST be grounded in the input text and images. Do not give an answer that is \
-irrelevant to the images provided. Answer in English.
-{task_state}
-## Current Conversation
-Below is the current conversation consisting of interleaving human and assistant messages.
-""",
-    "zh": """\
-你可以帮助完成各种任务：回答问题、总结内容以及其他分析。你可以同时接收文字和图片。
-
-## 工具
-你可以使用多种工具，并自行决定使用的顺序来完成当前任务。这可能需要把任务拆分为若干子任务，\
-分别使用不同的工具完成。
-
-注意：理解所提供的图片不需要使用工具。你可以结合输入的文字和图片来决定使用哪个工具。
-
-你可以使用以下工具：
-{tool_desc}
-
-## 输入
-用户会用文字说明任务，并提供一组图片。请把图片当作任务的补充信息。每张图片都有一个编号，例如 \
-img_1；查看图片的工具通过 `image_id` 接收这个编号，工具返回的图片会得到新的编号，可在后续步骤中使用。
-
-## 输出格式
-请使用以下格式回答问题（标签保持英文）。
-
-```
-Thought: 我需要使用工具来帮助回答问题。
-Action: 工具名称（{tool_names} 之一）
-Action Input: 工具的输入，使用表示参数的 JSON 格式（例如 {{"input": "hello world", "num_beams": 5}}）
-```
-
-请始终以 Thought 开头。
-
-Action Input 必须是合法的 JSON。不要写成 {{'input': 'hello world', 'num_beams': 5}}。
-
-使用这种格式后，用户会这样回复：
-
-```
-Observation: 工具的返回结果
-```
-
-具体例子如下。不接收 image_id 的工具看不到图片，因此你需要把文字和图片中的信息转换成这类工具能理解的输入。
-
-例如：
-```
-Thought: 这张图片是一只棕色的狗。用户想知道它的名字，所以我需要用工具查询。
-Action: churchill_bio_tool
-Action Input: {{"input": "brown dog name"}}
-```
-
-用户的回复示例：
-
-```
-Observation: 这只棕色的狗叫 Rufus。
-```
-
-如果需要的工具缺少只有用户才能提供的必要信息，请调用 ASK_USER_FOR_REQUIRED_PARAMS 提问，不要猜测。
-
-请重复上述格式，直到信息足够、无需再使用工具即可回答。此时你必须使用以下两种格式之一：
-
-```
-Thought: 我无需再使用工具即可回答。
-Answer: [你的回答]
-```
-
-```
-Thought: 我无法用所提供的工具回答这个问题。
-Answer: 抱歉，我无法回答您的问题。
-```
-
-回答必须基于输入的文字和图片，不要给出与图片无关的回答。请用中文回答。
-{task_state}
-## 当前对话
-以下是当前对话，由用户和助手的消息交替组成。
-""",
-}
-
-_THOUGHT_LINE = {
-    "en": (
-        'Thought: {{"content": {{"description": "you should always think about what to do", '
-        '"required": true}}, "tool_to_use_for_user": {{"description": "when a tool is missing '
-        'required parameters, the name of that tool", "required": true}}, "known_params": '
-        '{{"description": "the parameters already extracted for the tool to call", '
-        '"required": true}}}} Format the arguments as a JSON object.'
-    ),
-    "zh": (
-        'Thought: {{"content": {{"description": "you should always think about what to do", '
-        '"required": true}}, "tool_to_use_for_user": {{"description": "当调用某个工具缺少必要参数时'
-        '，填写这个工具的名字", "required": true}}, "known_params": {{"description": '
-        '"已经提取到的当前要调用工具的参数列表", "required": true}}}} Format the arguments as a '
-        "JSON object."
-    ),
-}
-
-_BEGIN = {"en": "Begin!", "zh": "开始！"}
 
 INTENT_PROMPT = """\
 Answer the following questions as best you can. You have access to the following tools:
@@ -260,6 +90,14 @@ FINAL_PROMPT = """\
 Question: {question}
 {reAct_step_str}
 Final Answer: """
+
+
+def _seed_words(language: str) -> dict[str, str]:
+    """The plugin seed's Thought line and its "Begin!", in `language`."""
+    return {
+        "thought": words.words(language, "prompts.thought_line"),
+        "begin": words.words(language, "prompts.begin"),
+    }
 
 
 class PromptError(KeyError):
@@ -324,7 +162,7 @@ def react_tool_desc(tools: Sequence[Any], language: str) -> str:
 def react_header(tools: Sequence[Any], language: str = "en", task_state: str = "") -> str:
     names = [tool.name for tool in tools] + list(CONTROL_ACTIONS)
     return render(
-        REACT_HEADER[language_key(language)],
+        words.words(language, "prompts.react_header"),
         tool_desc=react_tool_desc(tools, language_key(language)),
         tool_names=", ".join(names),
         task_state=f"\n{task_state}\n" if task_state else "",
@@ -333,7 +171,7 @@ def react_header(tools: Sequence[Any], language: str = "en", task_state: str = "
 
 def intent_prompt(tools: Sequence[Any], question: str, language: str = "en") -> str:
     lang = language_key(language)
-    template = INTENT_PROMPT % {"thought": _THOUGHT_LINE[lang], "begin": _BEGIN[lang]}
+    template = INTENT_PROMPT % _seed_words(lang)
     plugins = "".join(
         f"{tool.name}: {tool.description} Parameters: {orion_schema(tool)} "
         "Format the arguments as a JSON object.\n\n"
@@ -350,7 +188,7 @@ def intent_prompt(tools: Sequence[Any], question: str, language: str = "en") -> 
 
 def filling_slot_prompt(tool: Any, question: str, steps: str, language: str = "en") -> str:
     lang = language_key(language)
-    template = FILLING_SLOT_PROMPT % {"thought": _THOUGHT_LINE[lang], "begin": _BEGIN[lang]}
+    template = FILLING_SLOT_PROMPT % _seed_words(lang)
     return render(
         template,
         plugin_name=tool.name,
@@ -366,22 +204,8 @@ def final_prompt(question: str, steps: str) -> str:
     return render(FINAL_PROMPT, question=question, reAct_step_str=steps)
 
 
-# The system message of the native tool-calling protocol (our own words; the tools themselves go
-# in the endpoint's `tools` parameter). The control actions of the task dialogue are tools too.
-NATIVE_SYSTEM = {
-    "en": """You are a helpful assistant that can look at images and use tools.
-Images in the conversation have ids (img_1, img_2, ...); tools that look at an image take its id.
-Call a tool when it helps. When a tool needs a value only the user knows, call ASK_USER_FOR_REQUIRED_PARAMS with your question instead of guessing; when you cannot tell what the user wants, call ASK_USER_FOR_INTENT; when the user wants to stop, call end_conversation; when no tool fits, call TOOL_OTHER or answer from what you know.
-Base your answer on the images and the tools' results. Answer in the user's language.""",
-    "zh": """你是一个能看图片、会使用工具的助手。
-对话中的图片都有编号（img_1、img_2……）；查看图片的工具用编号指定图片。
-需要时调用工具。工具需要只有用户知道的信息时，调用 ASK_USER_FOR_REQUIRED_PARAMS 提问，不要猜；不清楚用户想做什么时，调用 ASK_USER_FOR_INTENT；用户想结束时，调用 end_conversation；没有合适的工具时，调用 TOOL_OTHER 或凭已知回答。
-回答要以图片和工具结果为依据，并使用用户的语言。""",
-}
-
-
 def native_system(language: str, task_state: str = "") -> str:
-    text = NATIVE_SYSTEM[language_key(language)]
+    text = words.words(language, "prompts.native_system")
     return f"{text}\n\n{task_state}" if task_state else text
 
 
