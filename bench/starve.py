@@ -7,14 +7,15 @@ All turns go through `Agent(OfflineModel()).run` in one event loop, as the page 
 2. K turns that read the text of a large image start at once; calculator turns run one after
    another until the last reading is done. Printed: calculator latency (median, worst) beside
    the reference, and how long the readings took. Target: worst calculator turn < 1 s.
-3. A reading that times out (read_text's timeout set to 0.5 s) on the same image. Printed:
+3. A reading that times out (read_text's timeout set to 0.5 s) on a 1568x1568 page. Printed:
    whether the worker was stopped, and the CPU time the OCR workers used in the 5 s after the
-   turn ended (from /proc/<pid>/stat), beside the CPU time one reading of the image costs.
-   Target: the worker is gone, and the workers use < 0.2 s of CPU in those 5 s.
+   turn ended (from /proc/<pid>/stat; the quick run watches only until the worker is gone),
+   beside the CPU time one reading of the image costs. Target: the worker is gone, and the
+   workers use < 0.2 s of CPU in those 5 s.
 4. The next reading, with the usual timeout: it works (in a fresh worker) and reads the same.
 
     .venv/bin/python bench/starve.py            # 8 readings of a 1568x1568 page
-    .venv/bin/python bench/starve.py --quick    # 3 readings of a smaller page; what CI runs
+    .venv/bin/python bench/starve.py --quick    # 3 readings of a 320x320 page; what CI runs
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ from tools import read_text
 from tools.read_text import ReadText
 
 CALC_TARGET, IDLE_CPU_TARGET, GONE_WITHIN = 1.0, 0.2, 5.0
+# The timed-out reading's page: one that takes seconds to read on any machine, so that it does
+# time out, whatever the size of the pages the other readings read.
+TIMEOUT_SIDE = 1568
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -57,6 +61,7 @@ class Figures:
     worker_gone: bool = False
     gone_after: float | None = None
     cpu_after: float = 0.0
+    watched: float = GONE_WITHIN
     next_ok: bool = False
     next_s: float = 0.0
 
@@ -128,11 +133,14 @@ async def crowd(figures: Figures, image: Path, expected: str) -> None:
         figures.readings_right &= expected in answer
 
 
-async def timeout_then_next(figures: Figures, image: Path, expected: str) -> None:
+async def timeout_then_next(
+    figures: Figures, image: Path, big: Path, expected: str, until_gone: bool = False
+) -> None:
+    """`until_gone`: stop watching the workers' CPU once the stopped worker is gone."""
     pids = read_text.POOL.pids()
     usual, ReadText.timeout = ReadText.timeout, 0.5
     try:
-        _, _, events = await turn("read the text", (image,))
+        _, _, events = await turn("read the text", (big,))
     finally:
         ReadText.timeout = usual
     result = next(e for e in events if e.type == "tool_result")
@@ -147,17 +155,21 @@ async def timeout_then_next(figures: Figures, image: Path, expected: str) -> Non
                 last[pid] = cpu_seconds(pid)
             elif figures.gone_after is None:
                 figures.gone_after = time.monotonic() - ended
+        if until_gone and figures.gone_after is not None:
+            break
         await asyncio.sleep(0.05)
+    figures.watched = time.monotonic() - ended
     figures.worker_gone = figures.gone_after is not None
     figures.cpu_after = sum(last[pid] - first[pid] for pid in pids)
     seconds, answer, _ = await turn("read the text", (image,))
     figures.next_ok, figures.next_s = expected in answer, seconds
 
 
-async def measure(readings: int, side: int, probes: int) -> Figures:
+async def measure(readings: int, side: int, probes: int, until_gone: bool = False) -> Figures:
     figures = Figures(readings=readings, side=side)
     with tempfile.TemporaryDirectory() as folder:
         image = page(Path(folder) / "page.png", side)
+        big = image if side == TIMEOUT_SIDE else page(Path(folder) / "big.png", TIMEOUT_SIDE)
         ReadText().warm_up()
         await turn("what is 6*7")  # the first turn loads the tools
         for _ in range(probes):
@@ -171,7 +183,7 @@ async def measure(readings: int, side: int, probes: int) -> Figures:
         if expected not in answer:
             raise SystemExit(f"the page does not read as expected: {answer[:300]!r}")
         await crowd(figures, image, expected)
-        await timeout_then_next(figures, image, expected)
+        await timeout_then_next(figures, image, big, expected, until_gone)
     return figures
 
 
@@ -188,7 +200,7 @@ def report(figures: Figures) -> str:
         f"{max(figures.reading_s):.1f} s; all read right: {figures.readings_right}",
         f"timed-out reading:       timed out {figures.timed_out}; its worker gone "
         f"{_after(figures.gone_after)} the turn ended (target < {GONE_WITHIN:g} s)",
-        f"workers' CPU in the {GONE_WITHIN:g} s after: {figures.cpu_after:.2f} s "
+        f"workers' CPU in the {figures.watched:.1f} s after: {figures.cpu_after:.2f} s "
         f"(target < {IDLE_CPU_TARGET:g} s; the reading alone would have used "
         f"{figures.reading_cpu:.1f} s)",
         f"next reading:            works {figures.next_ok}, {figures.next_s:.1f} s "
@@ -204,12 +216,16 @@ def _after(seconds: float | None) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="3 readings of a smaller page")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="3 readings of a smaller page, and the CPU watched only until the worker is gone",
+    )
     parser.add_argument("--readings", type=int, help="readings at once (default 8, quick 3)")
     args = parser.parse_args(argv)
     readings = args.readings or (3 if args.quick else 8)
-    side, probes = (640, 3) if args.quick else (1568, 10)
-    figures = asyncio.run(measure(readings, side, probes))
+    side, probes = (320, 3) if args.quick else (TIMEOUT_SIDE, 10)
+    figures = asyncio.run(measure(readings, side, probes, until_gone=args.quick))
     print(report(figures), flush=True)
     return 0 if figures.ok() else 1
 

@@ -14,7 +14,7 @@ def test_readings_beside_calculator_turns_and_a_timed_out_reading(capsys):
     starve.main(["--quick"])
 
     out = capsys.readouterr().out
-    assert "calculator turn beside:" in out and "workers' CPU in the 5 s after:" in out
+    assert "calculator turn beside:" in out and "workers' CPU in the " in out
     # What holds however busy the machine is; the latency figures are for reading.
     assert "all read right: True" in out
     assert "timed out True; its worker gone" in out and "gone never" not in out
