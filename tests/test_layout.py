@@ -18,7 +18,6 @@ MAX_LINES = 350
 # each of the others is to come under the limit, and leaves this list when it does.
 LONG_MODULES = {
     "agent/prompts.py",
-    "agent/models/offline/__init__.py",
     "agent/models/offline/picking.py",
 }
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.models.offline import picking, rank_tools
+from agent.models.offline import picking
+from agent.models.offline.routing import rank_tools
 from tools import default_tools
 
 TOOLS = default_tools()
