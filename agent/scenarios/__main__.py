@@ -13,8 +13,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+import tempfile
+import zipfile
 from collections.abc import Callable
 from typing import Any
+
+from tools.words import say
 
 from .compare import ModelRun, compared_json, junit_path, scenarios_table, scores_table
 from .format import FileError, InvalidFile, load_file, scenario_files
@@ -87,25 +91,52 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def record_main(argv: list[str]) -> int:
     """`record SOURCE -o OUT`: a conversation written as a scenario file."""
-    from .record import heard_from_session, record, write_scenario
+    from agent.conversation_file import UnreadableFile
+
+    from .record import heard_from_session, heard_from_zip, record, write_scenario
 
     parser = argparse.ArgumentParser(
         prog="python -m agent.scenarios record",
         description="Write a conversation as a scenario file that checks it happens again.",
     )
-    parser.add_argument("source", help="a session file of `python -m agent --session FILE`")
+    parser.add_argument(
+        "source",
+        help="a conversation downloaded from the page (.zip), or a session file of "
+        "`python -m agent --session FILE`",
+    )
     parser.add_argument("-o", "--output", required=True, help="the scenario file to write")
     parser.add_argument("--name", default="", help="the scenario's name")
     args = parser.parse_args(argv)
     try:
-        scenario, files = record(heard_from_session(args.source), args.name)
-        out = write_scenario(scenario, files, args.output)
+        # The zip's images are unpacked beside nothing of the person's, and copied from there.
+        with tempfile.TemporaryDirectory(prefix="record-") as unpacked:
+            if _is_zip(args.source):
+                heard = heard_from_zip(args.source, unpacked)
+            else:
+                heard = heard_from_session(args.source)
+            scenario, files = record(heard, args.name)
+            out = write_scenario(scenario, files, args.output)
+    except UnreadableFile as exc:
+        sentence = say("en", f"page.viewer_{exc.reason}")
+        print(f"python -m agent.scenarios record: {args.source}: {sentence}", file=sys.stderr)
+        return INVALID_FILE
     except (OSError, ValueError) as exc:
         print(f"python -m agent.scenarios record: {exc}", file=sys.stderr)
         return INVALID_FILE
     turns = len(scenario["turns"])
     print(f"{out}: {turns} turn{'s' if turns != 1 else ''}")
     return ALL_PASSED
+
+
+def _is_zip(path: str) -> bool:
+    """A zip, or what begins as one (a download cut short is a damaged zip, not a session)."""
+    if zipfile.is_zipfile(path):
+        return True
+    try:
+        with open(path, "rb") as file:
+            return file.read(4) == b"PK\x03\x04"
+    except OSError:
+        return False
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,6 +10,7 @@ the same model the scenario passes; run against another, it scores that one.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from collections.abc import Sequence
@@ -19,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from agent.events import export_trace
 from agent.images.intake import turn_language
 
 OUTCOMES = {"answered": "answer", "asked": "ask", "ended": "end", "error": "error"}
@@ -163,6 +165,24 @@ def heard_from_session(path: str | Path) -> list[HeardTurn]:
             reply=turn.reply,
         )
         for turn in session.history
+    ]
+
+
+def heard_from_zip(path: str | Path, folder: str | Path) -> list[HeardTurn]:
+    """The turns of a conversation downloaded from the page (its zip), read within the same
+    bounds as the page's viewer; its images are unpacked into `folder`. A file that is not
+    such a zip, or is larger than any the page writes, raises `UnreadableFile`."""
+    from agent.conversation_file import load_conversation
+
+    conversation = load_conversation(path, folder)
+    return [
+        HeardTurn(
+            text=turn.text,
+            images=[Path(image) for image in turn.images],
+            status=turn.status,
+            events=json.loads(export_trace(turn.events)),
+        )
+        for turn in conversation.turns
     ]
 
 
