@@ -20,12 +20,15 @@ to use without a mouse or a screen: Gradio 6.31 has no setting for any of these.
 
 from __future__ import annotations
 
-from .labels import UI_TEXT
+from tools.words import LANGUAGES, both, words
 
-IMAGE_NAME = {"en": "Show the image larger", "zh": "放大查看图片"}
+IMAGE_NAME = both("page.image_larger")
 PANEL_NAMES = {
-    key: {"chat": UI_TEXT[key]["chat_label"], "trace": UI_TEXT[key]["trace_label"]}
-    for key in ("en", "zh")
+    language: {
+        "chat": words(language, "page.chat_label"),
+        "trace": words(language, "page.trace_label"),
+    }
+    for language in LANGUAGES
 }
 
 
