@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.models.offline import answers, picking
+from agent.models.offline import answers, fields, opening_hours, picking
 
 RECEIPT = [
     "FRESH MARKET", "Bread 2.40", "Milk 1.25", "Apples 3.00", "SUBTOTAL 15.40", "VAT 1.25",
@@ -65,9 +65,9 @@ def test_the_value_and_its_line_answer_the_question(question, lines, language, e
 
 
 def test_a_total_is_not_the_subtotal_and_may_be_on_the_next_line():
-    assert picking.field("total", RECEIPT).value == "16.65"
+    assert fields.field("total", RECEIPT).value == "16.65"
     split = ["SUBTOTAL", "15.40", "TOTAL", "16.65"]
-    assert picking.field("total", split).value == "16.65"
+    assert fields.field("total", split).value == "16.65"
 
 
 @pytest.mark.parametrize(
@@ -85,7 +85,7 @@ def test_a_total_is_not_the_subtotal_and_may_be_on_the_next_line():
     ],
 )
 def test_the_days_a_line_is_about(line, days):
-    assert picking.days_of(line) == days
+    assert opening_hours.days_of(line) == days
 
 
 def test_every_line_of_hours_without_a_day_asked():

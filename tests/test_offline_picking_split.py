@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.models.offline import answers, picking
+from agent.models.offline import answers, values
 
 
 @pytest.mark.parametrize(
@@ -23,7 +23,7 @@ from agent.models.offline import answers, picking
     ],
 )
 def test_split_numbers_are_joined_where_joined_they_are_one(line, mended):
-    assert picking.mend(line) == mended
+    assert values.mend(line) == mended
 
 
 RECEIPT = ["CORNER SHOP", "Milk 1.29", "Coffee beans 10.05", "TOTAL 1 1.34", "THANK YOU"]

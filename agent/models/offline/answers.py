@@ -9,6 +9,7 @@ from typing import Any
 from tools.image_refs import ImageChoice
 
 from . import picking
+from .values import Pick, mend
 from .words import CONTENT, listing, position_words, words_for
 
 # The tools write their results in the conversation's language: each form is read in both.
@@ -212,7 +213,7 @@ def picked(question: str, image: str, lines: list[str], language: str) -> str | 
     if picking.wants_whole_text(question):
         return None
     words = words_for(language)
-    lines = [picking.mend(line.removesuffix(" (?)")) for line in lines]
+    lines = [mend(line.removesuffix(" (?)")) for line in lines]
     picks = picking.pick(question, lines)
     if picks is None:
         shared = picking.matching(question, lines)
@@ -235,11 +236,11 @@ def _quoted(lines: list[str], words: dict[str, str]) -> str:
     return words["quotes"].join(words["quote"].format(line=line) for line in unique)
 
 
-def _day(pick: picking.Pick, words: dict[str, str]) -> str:
+def _day(pick: Pick, words: dict[str, str]) -> str:
     return words["days"].split()[pick.day or 0]
 
 
-def _said(pick: picking.Pick, words: dict[str, str]) -> str:
+def _said(pick: Pick, words: dict[str, str]) -> str:
     if pick.kind != "hours":
         return words[f"say_{pick.kind}"].format(value=pick.value)
     if pick.day is not None and pick.how != "list":
@@ -247,7 +248,7 @@ def _said(pick: picking.Pick, words: dict[str, str]) -> str:
     return words[f"say_hours_{pick.how}"].format(value=pick.value)
 
 
-def _missing(pick: picking.Pick, words: dict[str, str]) -> str:
+def _missing(pick: Pick, words: dict[str, str]) -> str:
     if pick.kind == "hours" and pick.day is not None:
         return words["miss_day_hours"].format(day=_day(pick, words))
     return words[f"miss_{pick.kind}"]
