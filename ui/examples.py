@@ -8,38 +8,35 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tools.words import LANGUAGES, Language, words
+
 EXAMPLES_DIR = Path(__file__).resolve().parent.parent / "assets" / "examples"
 
 Example = tuple[str, dict[str, Any]]
 
+# Each example by its key in the `examples` group of the word catalogs, which hold its title and
+# question in each language, with the images it sends, the same in both.
+EXAMPLE_FILES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("sign", ("sign.png",)),
+    ("small_print", ("label.png",)),
+    ("calculation", ()),
+    ("convert", ()),
+    ("time_in_city", ()),
+    ("time_asks_city", ()),
+    ("no_tool", ()),
+)
+
+
+def _example_set(language: Language) -> list[Example]:
+    found: list[Example] = []
+    for name, files in EXAMPLE_FILES:
+        example = words(language, f"examples.{name}")
+        found.append((example["title"], {"text": example["question"], "files": list(files)}))
+    return found
+
+
 EXAMPLE_SETS: dict[str, list[Example]] = {
-    "en": [
-        ("Read the text on a sign", {"text": "What does this sign say?", "files": ["sign.png"]}),
-        (
-            "Zoom into small print, then read it",
-            {
-                "text": "Zoom into the bottom right corner and read the text there",
-                "files": ["label.png"],
-            },
-        ),
-        ("A calculation", {"text": "What is 12.5% of 2480 plus 37?", "files": []}),
-        ("Convert 5 miles (asks for the unit)", {"text": "convert 5 miles", "files": []}),
-        ("The time in Beijing", {"text": "What time is it in Beijing?", "files": []}),
-        ("What time is it? (asks for the city)", {"text": "What time is it?", "files": []}),
-        (
-            "A question no tool can answer",
-            {"text": "Who will win the next World Cup?", "files": []},
-        ),
-    ],
-    "zh": [
-        ("识别标牌上的文字", {"text": "这个标牌上写了什么？", "files": ["sign.png"]}),
-        ("放大小字再识别", {"text": "放大右下角，识别上面的文字", "files": ["label.png"]}),
-        ("计算", {"text": "计算 2480 × 12.5% + 37", "files": []}),
-        ("换算 5 英里（会追问单位）", {"text": "换算 5 英里", "files": []}),
-        ("北京现在几点？", {"text": "北京现在几点？", "files": []}),
-        ("现在几点了？（会追问城市）", {"text": "现在几点了？", "files": []}),
-        ("没有工具能回答的问题", {"text": "下一届世界杯谁会赢？", "files": []}),
-    ],
+    language: _example_set(language) for language in LANGUAGES
 }
 EXAMPLES = EXAMPLE_SETS["en"]
 
