@@ -10,7 +10,7 @@ with sizes written "20 MB".
 
 from __future__ import annotations
 
-from .labels import UI_TEXT
+from tools.words import LANGUAGES, words
 
 # Gradio 6.31's sentence; a Gradio that words it otherwise leaves it as it is.
 GRADIO_TOO_BIG = r"^File\(s\) exceed the maximum allowed size of [^:]+: (.+)$"
@@ -20,12 +20,13 @@ TITLES = {"Error": "toast_error", "Warning": "toast_warning", "Info": "toast_inf
 
 def toast_settings(max_upload_mb: float) -> dict:
     """The settings of `assets/page/toasts.js`, which rewrites the toasts as they appear."""
+    limit = f"{max_upload_mb:g} MB"
     text = {
-        key: {
-            "too_big": UI_TEXT[key]["upload_too_big"].replace("{limit}", f"{max_upload_mb:g} MB"),
-            "wrong_type": UI_TEXT[key]["upload_not_image"],
-            "titles": {en: UI_TEXT[key][name] for en, name in TITLES.items()},
+        language: {
+            "too_big": words(language, "page.upload_too_big").replace("{limit}", limit),
+            "wrong_type": words(language, "page.upload_not_image"),
+            "titles": {en: words(language, f"page.{key}") for en, key in TITLES.items()},
         }
-        for key in ("en", "zh")
+        for language in LANGUAGES
     }
     return {"text": text, "tooBig": GRADIO_TOO_BIG, "wrongType": GRADIO_WRONG_TYPE}
