@@ -55,6 +55,8 @@ class Recorded:
 
             self._real = Engine(**self._settings)
         found = _rounded(self._real(image, **call))
+        # The same image again (another language, a follow-up) costs no second reading.
+        self._known[found_key] = found
         folder = os.environ.get("OCR_RECORD")
         if folder:
             with open(Path(folder) / f"{os.getpid()}.jsonl", "a", encoding="utf-8") as out:
