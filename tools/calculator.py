@@ -20,6 +20,7 @@ from tools.arithmetic import (
     normalise,
 )
 from tools.base import StrictArgs, Tool, ToolContext, ToolResult, language_of
+from tools.words import both
 
 
 class CalculatorArgs(StrictArgs):
@@ -31,12 +32,7 @@ class CalculatorArgs(StrictArgs):
         ),
         min_length=1,
         max_length=MAX_EXPRESSION_CHARS,
-        json_schema_extra={
-            "ask": {
-                "en": "What should I calculate (for example 12*(3+4) or 15% of 80)?",
-                "zh": "要计算什么（例如 12*(3+4) 或 80 的 15%）？",
-            }
-        },
+        json_schema_extra={"ask": both("tools.calculator.ask.expression")},
     )
 
 
