@@ -18,6 +18,7 @@ from pydantic import Field, field_validator
 from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult, language_of
 from tools.phrases import fill_slot, normalise, reply_value, split_pair
 from tools.unit_names import ALIASES
+from tools.words import both
 
 MAX_UNIT_CHARS = 40
 # pint evaluates exponents as Python numbers, so "m^3^3^3^3" (3**7625597484987) would run for
@@ -150,19 +151,15 @@ def unit_name(unit: Any, language: str) -> str:
 class ConvertArgs(StrictArgs):
     value: float = Field(
         description="The number to convert, e.g. 5.",
-        json_schema_extra={
-            "ask": {"en": "What amount should I convert?", "zh": "要换算的数值是多少？"}
-        },
+        json_schema_extra={"ask": both("tools.convert_units.ask.value")},
     )
     from_unit: str = Field(
         description="The unit of the value, e.g. miles, km, °C, kg, lb, liter, km/h.",
-        json_schema_extra={"ask": {"en": "Which unit is it in?", "zh": "原来的单位是什么？"}},
+        json_schema_extra={"ask": both("tools.convert_units.ask.from_unit")},
     )
     to_unit: str = Field(
         description="The unit to convert to, e.g. km, °F, pound, gallon.",
-        json_schema_extra={
-            "ask": {"en": "Which unit should I convert it to?", "zh": "要换算成什么单位？"}
-        },
+        json_schema_extra={"ask": both("tools.convert_units.ask.to_unit")},
     )
 
     @field_validator("value")
