@@ -44,6 +44,7 @@ from ui.page.state import (
 )
 from ui.page.words import PageWords, language_settings, relabel_handler
 from ui.phone import opening_settings, wire_phone
+from ui.saved_scenarios import panel as saved_scenarios
 from ui.scenarios_tab.components import add_scenarios_tab
 from ui.script_api import add_script_endpoints
 from ui.server import Page
@@ -104,8 +105,12 @@ def build_demo(
                 download, examples = parts.download, parts.examples
             with gr.Tab(I18N("tab_scenarios"), id="scenarios-tab", elem_id="scenarios-tab") as tab:
                 words.add(tab, label="tab_scenarios")
-                add_scenarios_tab(page, state, I18N, words)
+                run_list = add_scenarios_tab(page, state, I18N, words)
         settings, notice = settings_panel(prefs0, words)
+        # Save as scenario: the chat's conversation, edited, into the Scenarios tab's run list.
+        saved_scenarios.wire(
+            parts.save_btn, parts.saving, page, state, run_list.saved, run_list.saved_list
+        )
 
         outputs = [chatbot, trace, state, status]
         turn = {"outputs": outputs, "concurrency_limit": TURNS_AT_ONCE, "show_progress": "hidden"}

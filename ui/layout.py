@@ -21,6 +21,7 @@ from .labels import UI_TEXT, language_key
 from .language import LANGUAGES
 from .page.state import Prefs
 from .page.words import PageWords, choices
+from .saved_scenarios import panel as saved_scenarios
 
 # The page follows the browser's language; zh-CN and zh-TW browsers both get Chinese.
 I18N = gr.I18n(**UI_TEXT, **{"zh-CN": UI_TEXT["zh"], "zh-TW": UI_TEXT["zh"]})
@@ -68,8 +69,10 @@ def chat_tab(prefs0: Prefs, words: PageWords) -> SimpleNamespace:
                 download = gr.DownloadButton(
                     text_of("download"), elem_id="download", interactive=False, size="sm"
                 )
+                save_btn = gr.Button(I18N("save_scenario"), elem_id="save-scenario", size="sm")
                 # Narrow screens only (style.css): the trace is stacked far below the chat.
                 to_trace = gr.Button(I18N("to_trace"), elem_id="to-trace", size="sm")
+            saving = saved_scenarios.build(I18N, words)  # shown by Save as scenario
             # An example goes to the chat by way of a hidden input of its own: what the
             # person typed or attached in the real one stays there.
             example_box = ImageTextbox(
@@ -95,6 +98,7 @@ def chat_tab(prefs0: Prefs, words: PageWords) -> SimpleNamespace:
         (stop_btn, "stop"),
         (retry_btn, "retry"),
         (clear_btn, "clear"),
+        (save_btn, "save_scenario"),
         (to_trace, "to_trace"),
         (to_chat, "to_chat"),
     ]:
@@ -110,6 +114,8 @@ def chat_tab(prefs0: Prefs, words: PageWords) -> SimpleNamespace:
         clear_btn=clear_btn,
         new_btn=new_btn,
         download=download,
+        save_btn=save_btn,
+        saving=saving,
         examples=examples,
         status=status,
         trace=trace,

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import gradio as gr
@@ -12,13 +13,17 @@ from .handlers import ScenarioTab
 from .runs import shipped_suites
 
 
-def add_scenarios_tab(page: Any, state: Any, i18n: Any, words: Any = None) -> None:
+def add_scenarios_tab(page: Any, state: Any, i18n: Any, words: Any = None) -> SimpleNamespace:
     """The tab's contents, inside the `gr.Tab` the page opened for it; its parts with words
-    are added to `words` (`ui.page.words.PageWords`), which follows the language."""
+    are added to `words` (`ui.page.words.PageWords`), which follows the language. Returns the
+    run list of scenarios saved from the chat (`saved`, a `gr.State` of
+    `ui.saved_scenarios.store.SavedScenarios`) and the list that shows it (`saved_list`),
+    for the chat's Save as scenario to add to."""
     tab = ScenarioTab(page)
     quiet: Private = {"api_visibility": "private"}
     batch = gr.State(None)
     files = gr.State(None, delete_callback=lambda f: f.close() if f else None)
+    saved = gr.State(None, delete_callback=lambda s: s.close() if s else None)
     intro = gr.Markdown(i18n("scenarios_intro"), elem_id="scenarios-intro")
     with gr.Row(equal_height=False):
         suites = gr.Dropdown(
@@ -35,6 +40,10 @@ def add_scenarios_tab(page: Any, state: Any, i18n: Any, words: Any = None) -> No
             elem_id="scenario-files",
             height=120,
         )
+    # Scenarios saved from the chat, with their images: an upload cannot bring images along.
+    saved_list = gr.CheckboxGroup(
+        [], value=[], label=i18n("scenario_saved"), elem_id="scenario-saved", visible=False
+    )
     with gr.Row():
         run_btn = gr.Button(i18n("scenario_run"), variant="primary", elem_id="scenario-run")
         stop_btn = gr.Button(i18n("stop"), variant="stop", elem_id="scenario-stop")
@@ -86,7 +95,7 @@ def add_scenarios_tab(page: Any, state: Any, i18n: Any, words: Any = None) -> No
 
     run_btn.click(
         tab.run,
-        [suites, uploads, state],
+        [suites, uploads, state, saved_list, saved],
         [message, scores, table, batch, json_btn, junit_btn],
         show_progress_on=[message],
         **quiet,
@@ -106,6 +115,7 @@ def add_scenarios_tab(page: Any, state: Any, i18n: Any, words: Any = None) -> No
             (intro, {"value": "scenarios_intro"}),
             (suites, {"label": "scenario_suites"}),
             (uploads, {"label": "scenario_upload"}),
+            (saved_list, {"label": "scenario_saved"}),
             (run_btn, {"value": "scenario_run"}),
             (stop_btn, {"value": "stop"}),
             (json_btn, {"value": "scenario_download_json"}),
@@ -117,3 +127,4 @@ def add_scenarios_tab(page: Any, state: Any, i18n: Any, words: Any = None) -> No
             (trace, {"label": "trace_label"}),
         ):
             words.add(component, **properties)
+    return SimpleNamespace(saved=saved, saved_list=saved_list)

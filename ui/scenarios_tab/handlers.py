@@ -87,6 +87,8 @@ class ScenarioTab:
         uploads: list[str] | None,
         state: Any,
         progress: gr.Progress = gr.Progress(),  # noqa: B008 (how Gradio asks for a progress bar)
+        saved_keys: list[str] | None = None,
+        saved: Any = None,
     ) -> tuple:
         # The settings as they are now: a change made while it runs is for the next run.
         prefs = replace(state.prefs if state else self.page.prefs0)
@@ -94,12 +96,15 @@ class ScenarioTab:
         self.touch(state)
         # Off the event loop: a file is bounded before it is parsed, and a deadline bounds
         # the whole of reading them, so one upload cannot hold everyone's page.
+        # Scenarios saved from the chat (`saved`, ui.saved_scenarios) that are ticked to run.
+        chosen = await asyncio.to_thread(saved.chosen, saved_keys) if saved is not None else []
         try:
             batch = await run_quick(
                 collect,
                 suites or [],
                 [_path(u) for u in uploads or []],
                 language,
+                [(entry.path, entry.name) for entry in chosen],
                 deadline=READ_DEADLINE,
                 what="reading scenario files",
             )

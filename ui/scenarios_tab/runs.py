@@ -56,9 +56,16 @@ class Batch:
         return score(self.results)
 
 
-def collect(suites: Sequence[str], uploads: Sequence[str], language: str) -> Batch:
-    """The scenarios of the shipped suites named and of the uploaded files; a file that cannot
-    be used is kept in `invalid` with its problems, and the others still run."""
+def collect(
+    suites: Sequence[str],
+    uploads: Sequence[str],
+    language: str,
+    saved: Sequence[tuple[Path, str]] = (),
+) -> Batch:
+    """The scenarios of the shipped suites named, of the uploaded files and of those `saved`
+    from the chat (each file with the name it was saved under; its images are beside it, in a
+    folder the server made); a file that cannot be used is kept in `invalid` with its
+    problems, and the others still run."""
     batch = Batch()
     shipped = {p.name: p for p in shipped_suites()}
     for name in suites or []:
@@ -75,6 +82,8 @@ def collect(suites: Sequence[str], uploads: Sequence[str], language: str) -> Bat
             batch.invalid.append(FileError(file=path.name, problems=[problem]))
             continue
         _read(batch, path, path.name, None, language)
+    for path, name in saved:
+        _read(batch, Path(path), f"{name} ({path.name})", Path(path).parent, language)
     return batch
 
 
