@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent.scenarios.__main__ import contenders, model_factory, parse_args
+from tests.support import recorded_run
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,9 +39,14 @@ turns:
 """
 
 
-def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+def cli(
+    *args: str, timeout: float = 120, recorded_ocr: bool = False
+) -> subprocess.CompletedProcess:
+    """`recorded_ocr`: text reading answers with the engine's recorded replies
+    (`tests.support.recorded_run`), as in-process tests have it."""
+    command = ["-m", "agent.scenarios", *args]
     return subprocess.run(
-        [sys.executable, "-m", "agent.scenarios", *args],
+        [sys.executable, *(recorded_run.command(*command) if recorded_ocr else command)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -136,7 +142,8 @@ def test_contradictory_options_are_refused(argv):
 
 def test_the_shipped_scenarios_pass_offline(tmp_path):
     out = tmp_path / "shipped.json"
-    done = cli("scenarios/", "--offline", "--workers", "2", "--json", str(out), timeout=300)
+    args = ("scenarios/", "--offline", "--workers", "2", "--json", str(out))
+    done = cli(*args, timeout=300, recorded_ocr=True)
     assert done.returncode == 0, done.stdout + done.stderr
     data = json.loads(out.read_text(encoding="utf-8"))
     assert len(data["scenarios"]) >= 40
