@@ -17,6 +17,7 @@ from pydantic import Field
 
 from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult, language_of
 from tools.phrases import normalise, reply_value
+from tools.words import both
 
 
 def now() -> datetime:
@@ -181,7 +182,7 @@ class WorldClockArgs(StrictArgs):
         ),
         min_length=1,
         max_length=80,
-        json_schema_extra={"ask": {"en": "Which city or time zone?", "zh": "哪个城市或时区？"}},
+        json_schema_extra={"ask": both("tools.world_clock.ask.place")},
     )
 
 
