@@ -13,16 +13,19 @@ import pytest
 
 from agent.__main__ import main
 from agent.events import EVENT_ADAPTER, export_trace, load_trace
+from tests.support import recorded_run
 from tests.support.local import free_port
 from tests.support.openai_server import OpenAIServer
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess:
+def run_cli(*args: str, recorded_ocr: bool = False) -> subprocess.CompletedProcess:
+    """`recorded_ocr`: text reading answers with the OCR engine's recorded replies."""
     env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp"}  # no key: the offline model answers
+    command = ["-m", "agent", *args]
     return subprocess.run(
-        [sys.executable, "-m", "agent", *args],
+        [sys.executable, *(recorded_run.command(*command) if recorded_ocr else command)],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -48,7 +51,7 @@ def test_cli_asks_for_what_is_missing_and_reads_an_image():
     done = run_cli("What time is it?", "--quiet")
     assert done.returncode == 0 and done.stdout.strip() == "Question: Which city or time zone?"
     sign = ROOT / "assets" / "examples" / "sign.png"
-    done = run_cli("What does the sign say?", "--image", str(sign))
+    done = run_cli("What does the sign say?", "--image", str(sign), recorded_ocr=True)
     assert "Action: read_text" in done.stdout and "Answer:" in done.stdout
 
 

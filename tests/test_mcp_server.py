@@ -17,6 +17,7 @@ from mcp.client.streamable_http import streamable_http_client
 import app
 from agent.config import Settings
 from agent.models import OfflineModel
+from tests.support import recorded_run
 from tests.support.local import free_port, serve
 
 # Gradio says so of the page's /chat (it takes the session's state), which MCP clients never see.
@@ -123,8 +124,9 @@ async def test_python_app_py_serves_mcp_when_the_setting_is_on():
         "GRADIO_SERVER_PORT": str(port),
         "GRADIO_ANALYTICS_ENABLED": "False",
     }
+    # Reading text is not what is tested: the OCR workers answer with recorded replies.
     process = subprocess.Popen(
-        [sys.executable, "app.py"],
+        [sys.executable, *recorded_run.command("app.py")],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,

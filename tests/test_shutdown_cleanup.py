@@ -19,6 +19,7 @@ import pytest
 from gradio_client import Client, handle_file
 from PIL import Image
 
+from tests.support import recorded_run
 from tests.support.local import free_port
 from ui import process_folders
 from ui.process_folders import GRACE, claim, lock_path, sweep_stale
@@ -97,8 +98,9 @@ def test_sigterm_removes_the_servers_folders_and_a_start_sweeps_only_ended_serve
     assert all(root.is_dir() for root in [*killed_roots, *running_roots])
 
     port = free_port()
+    # Reading text is not what is tested: the OCR workers answer with recorded replies.
     server = subprocess.Popen(
-        [sys.executable, "app.py"],
+        [sys.executable, *recorded_run.command("app.py")],
         cwd=ROOT,
         env=env_in(tmp_path, GRADIO_SERVER_PORT=str(port)),
         stdout=subprocess.DEVNULL,
