@@ -12,8 +12,11 @@ import json
 import re
 from typing import Any
 
-_YES = {"yes", "y", "true", "ok", "okay", "sure", "1", "confirm", "是", "好", "对", "确认", "可以"}
-_NO = {"no", "n", "false", "0", "cancel", "不", "否", "不要", "取消"}
+from tools.words import LANGUAGES, words
+
+# A boolean written as JSON or as a digit is the same in every language; the words are not.
+_YES = {"true", "1"}.union(*(words(language, "tools.mcp.replies.yes") for language in LANGUAGES))
+_NO = {"false", "0"}.union(*(words(language, "tools.mcp.replies.no") for language in LANGUAGES))
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _PAIR = re.compile(r"^\s*([\w\- ]+?)\s*[:=：]\s*(.+?)\s*$")
 
