@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from tools.image_refs import ImageChoice
+from tools.words import language_key
 
 from . import picking
 from .values import Pick, mend
@@ -180,7 +181,7 @@ def which(
     if choice.way == "pointer" and several:
         return words["used_pointer"].format(image=image)
     if choice.way == "content" and content_found is not None and choice.content:
-        content = CONTENT["zh" if language.startswith("zh") else "en"][choice.content]
+        content = CONTENT[language_key(language)][choice.content]
         if content_found:
             return words["used_content"].format(image=image, content=content)
         others = listing(looked or [], language, "or")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tools.image_refs import ImageChoice, ImageIds
+from tools.words import language_key
 
 from . import answers
 from .conversation import Done
@@ -134,7 +135,7 @@ def tool_plan(job: Job) -> Plan:
     probe = probe_for(choice.content, job.tools) if choice.way == "content" else None
     looked = None
     if probe and probe != tool.name and probe in job.tools and len(tries) > 1:
-        content = CONTENT["zh" if job.language.startswith("zh") else "en"][choice.content or ""]
+        content = CONTENT[language_key(job.language)][choice.content or ""]
         thought = words["look"].format(content=content, image=tries[0])
         looked = yield from search(job, job.tools[probe], tries, choice.content, thought)
         image = looked.image if looked.content_found else image
