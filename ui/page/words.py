@@ -1,10 +1,10 @@
 """The page in the language chosen in Settings, without a reload.
 
 Gradio's I18n writes the page text in the browser's language once, in the browser. When the
-person picks the other language in Settings, every component that shows words from
-assets/ui_text.json gets them again as plain text in that language (`PageWords.updates`), the
-conversation and the trace are drawn again in it (`redraw`), and browser code
-(`assets/page/language.js`) names the page and Gradio's own accessible names in it.
+person picks the other language in Settings, every component that shows words from the
+catalogs' `page` group (assets/words/) gets them again as plain text in that language
+(`PageWords.updates`), the conversation and the trace are drawn again in it (`redraw`), and
+browser code (`assets/page/language.js`) names the page and Gradio's own accessible names in it.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from .values import page_values
 if TYPE_CHECKING:
     from ..handlers import PageHandlers
 
-# A property's words: a key of ui_text.json, or a function of the language for the rest
+# A property's words: a key of the `page` group, or a function of the language for the rest
 # (a radio's choices).
 Words = str | Callable[[str], Any]
 
@@ -53,7 +53,7 @@ def _said(words: Words, language: str) -> Any:
 
 
 def choices(*options: tuple[str, str]) -> Callable[[str], list[tuple[str, str]]]:
-    """A radio's choices in a language: (ui_text key, value) pairs."""
+    """A radio's choices in a language: (`page` key, value) pairs."""
     return lambda language: [(t(key, language), value) for key, value in options]
 
 
