@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import shutil
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -106,11 +107,21 @@ class Session(BaseModel):
         """A new request (an example chosen) does not answer the question the agent asked."""
         self.task = None
 
-    def restore(self, history: list[Turn], task: PendingTask | None, last_run_id: str = "") -> None:
-        """The agent's memory of a conversation kept elsewhere (the browser's copy).
+    def restore(
+        self,
+        history: list[Turn],
+        task: PendingTask | None,
+        last_run_id: str = "",
+        approval: PendingApproval | None = None,
+        allowed_tools: Sequence[str] = (),
+    ) -> None:
+        """The agent's memory of a conversation kept elsewhere (the browser's copy): its
+        turns, its pending task or call waiting for approval, the tools allowed for it.
         `last_run_id` names its last turn when that turn is the last of `history`: Retry then
         starts from before it."""
-        self._set(_State(history=list(history), task=task))
+        state = _State(history=list(history), task=task, approval=approval)
+        state.allowed_tools = list(dict.fromkeys(allowed_tools))
+        self._set(state)
         self._last_commit = None
         if last_run_id and history:
             self._last_commit = (last_run_id, _State(history=list(history[:-1])))

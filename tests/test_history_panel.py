@@ -249,3 +249,49 @@ async def test_a_list_another_tab_changed_is_shown_again_and_a_bad_one_changes_n
     assert [e["id"] for e in a.saved.index] == [a.conversation_id, b.conversation_id]
     a.close()
     b.close()
+
+
+async def test_a_call_waiting_for_approval_and_an_always_survive_a_reload(browser):
+    from agent.models import ScriptedModel
+    from tests.test_approval import ORDER, SENT, Order
+    from ui import approval_panel
+
+    SENT.clear()
+    queue = [[ORDER], ["Answer: ordered."], [ORDER, "Answer: again."]]
+
+    def model(prefs):  # a model per turn, with that turn's replies
+        return ScriptedModel(queue.pop(0) if queue else [], name="fake")
+
+    page = PageHandlers(model_factory=model, env=Settings(), tools=[Order(), Calculator()])
+    panel_ = History(page, SETTINGS)
+    tab = browser.tab()
+    *_, (_, _, state, _) = await run(page.chat({"text": "order tea"}, None))
+    tab.apply(panel_.save(state)[0])
+    tab.reload()
+    fresh = page.new_state()
+    tab.apply(panel_.load(fresh, tab.payload())[5])
+    group, call, code, _ = approval_panel.refresh(fresh)
+    assert group["visible"] is True and "**order**" in call
+    approve = approval_panel.decide(page, "approve")
+    *_, (chat, _, fresh, _) = await run(approve(fresh, code, True))
+    assert SENT == [{"item": "tea", "count": 2}] and chat[-1]["content"] == "ordered."
+    tab.apply(panel_.save(fresh)[0])
+    tab.reload()
+    again = page.new_state()
+    tab.apply(panel_.load(again, tab.payload())[5])
+    assert again.session.allowed_tools == ["order"]
+    *_, (chat, _, again, _) = await run(page.chat({"text": "order tea again"}, again))
+    assert chat[-1]["content"] == "again." and len(SENT) == 2  # not asked again
+    for each in (state, fresh, again):
+        each.close()
+
+
+def test_a_forged_waiting_call_whose_steps_do_not_read_is_no_call():
+    from ui.conversations.stored import StoredConversation
+
+    pending = {"call_id": "c1", "tool": "order", "arguments": {}, "task": {"tool": "order"}}
+    kept = {"id": "abc", "turns": [], "approval": {**pending, "steps": [{"nonsense": 1}]}}
+    assert StoredConversation.model_validate(kept).approval is None
+    kept["allowed_tools"] = ["../../etc"]
+    with pytest.raises(ValueError):
+        StoredConversation.model_validate(kept)

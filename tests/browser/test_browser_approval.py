@@ -122,6 +122,30 @@ def test_always_allow_stops_asking_for_that_tool_in_this_conversation(page):
     sync_api.expect(page.locator("#trace")).to_contain_text("Turn 2: Approve")
 
 
+def test_a_reload_keeps_the_waiting_call_and_then_the_always(page):
+    REPLIES[:] = [ORDER, "Answer: Two teas are on their way.", ORDER, "Answer: And two more."]
+    ask(page, "order two teas")
+    panel_shows_the_call(page)
+    # The browser has kept the waiting call once the turn has ended and been saved.
+    page.wait_for_function(
+        """() => Object.keys(localStorage).some((k) => k.includes('/c/')
+             && (localStorage.getItem(k) || '').includes('"approval":{'))"""
+    )
+    page.reload()
+    panel_shows_the_call(page)
+    page.check("#approval-always input")
+    page.click("#approval-approve")
+    answered(page, "Two teas are on their way.")
+    page.wait_for_function(
+        """() => Object.keys(localStorage).some((k) => k.includes('/c/')
+             && (localStorage.getItem(k) || '').includes('"allowed_tools":["order"]'))"""
+    )
+    page.reload()
+    ask(page, "two more")
+    answered(page, "And two more.")
+    assert SENT == [{"item": "tea", "count": 2}] * 2
+
+
 def test_typing_yes_in_chinese_approves_and_the_panel_speaks_chinese(browser, url):
     SENT.clear()
     REPLIES[:] = [ORDER, "Answer: 好的，已下单。"]

@@ -27,6 +27,8 @@ from .stored import MAX_CONVERSATIONS, size_of
 # One conversation as the browser keeps it: its oldest turns go past this. Most browsers give
 # a site 5 million characters, shared by every conversation (the page's script makes room).
 CONVERSATION_BYTES = 1_000_000
+# A conversation's small fields (`snapshot.meta_of`), sent whole when one of them changes.
+META = ("title", "task", "approval", "allowed_tools", "folder", "prefs")
 
 
 @dataclass
@@ -135,7 +137,7 @@ class Kept:
         its uploads are images) and the images that are gone."""
         self.forget(state.conversation_id)
         self.whole = False
-        self.meta = {name: data.get(name) for name in ("title", "task", "folder", "prefs")}
+        self.meta = {name: data.get(name) for name in META}
         stored = data.get("turns") or []
         for record, turn in zip(state.turns, stored, strict=True):
             same = turn.get("status") == turn_status(record) and not turn.get("uploads")

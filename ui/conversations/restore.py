@@ -112,6 +112,8 @@ def restore(state: PageState, data: dict[str, Any]) -> None:
         [without_images(turn, set(gone)) for turn in saved.history],
         saved.task,
         last_run_id=state.run_id(last) if remembered and last is not None else "",
+        approval=saved.approval,
+        allowed_tools=saved.allowed_tools,
     )
     state.conversation_id = saved.id
     if state.turns:

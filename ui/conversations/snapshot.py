@@ -59,6 +59,10 @@ def meta_of(state: PageState, title: str) -> dict[str, Any]:
     return {
         "title": title,
         "task": session.task.model_dump(mode="json") if session.task else None,
+        # A call waiting for approval, and the tools allowed for the whole conversation: a
+        # reload asks the same question again and remembers the same "always".
+        "approval": session.approval.model_dump(mode="json") if session.approval else None,
+        "allowed_tools": list(session.allowed_tools),
         "folder": session.images.root.name if refs else "",
         "prefs": stored_prefs(state.prefs),
     }

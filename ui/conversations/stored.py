@@ -35,13 +35,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, WrapValidator
 
 from agent.config import ImageDetail, Language, ModelSource, Style, ToolProtocolName
 from agent.dialogue import PendingTask
 from agent.events import TRACE_ADAPTER
 from agent.json_bounds import check_text, check_value
-from agent.session import Turn
+from agent.messages import StepRecord
+from agent.session import PendingApproval, Turn
 from tools.base import ImageRef
 
 FORMAT = "multimodal-react-agent/history"
@@ -76,6 +77,22 @@ class StoredTurn(BaseModel):
     uploads: list[UploadPath] = Field(default_factory=list, max_length=100)
 
 
+ToolName = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:-]{1,64}$")]
+
+
+def _pending_or_none(value: Any, handler: Any) -> PendingApproval | None:
+    """A call waiting for approval whose steps read; anything else is no call waiting (the
+    conversation itself still reads)."""
+    try:
+        pending = handler(value)
+        if pending is not None:
+            for step in pending.steps:
+                StepRecord.model_validate(step)
+        return pending
+    except ValidationError:
+        return None
+
+
 class StoredConversation(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
@@ -85,6 +102,8 @@ class StoredConversation(BaseModel):
     turns: list[StoredTurn]
     history: list[Turn] = Field(default_factory=list)
     task: PendingTask | None = None
+    approval: Annotated[PendingApproval | None, WrapValidator(_pending_or_none)] = None
+    allowed_tools: list[ToolName] = Field(default_factory=list, max_length=100)
     images: list[StoredImage] = Field(default_factory=list)
     folder: str = ""
     prefs: dict[str, Any] = Field(default_factory=dict)
