@@ -21,15 +21,6 @@
   // Which tab has which conversation on its page: a mark per conversation, renewed while the
   // tab is open. A conversation another tab has opens as a copy, and is not deleted under it.
   const OPEN = settings.prefix + "open/";
-  const TAB_KEY = settings.prefix + "tab";
-  const FRESH_MS = 15000;
-  const TAB = sessionStorage.getItem(TAB_KEY) || Math.random().toString(16).slice(2, 14);
-  sessionStorage.setItem(TAB_KEY, TAB);
-  let lastSeq = 0;
-  // A message the tab's previous page sent and the server had not said it took: the page
-  // sends it up as it loads (one this page sends meanwhile is its own).
-  const previousPending = sessionStorage.getItem(PENDING);
-
   const parse = (text) => {
     try {
       return JSON.parse(text);
@@ -37,6 +28,39 @@
       return undefined;
     }
   };
+  const TAB_KEY = settings.prefix + "tab";
+  const FRESH_MS = 15000;
+  // What this page's storage says is its own is only used when it looks like an id: the
+  // storage is anyone's to edit, and a 3 MB "id" would go up with every request.
+  const ID = /^[0-9a-f]{1,32}$/;
+  const validId = (id) => (typeof id === "string" && ID.test(id) ? id : null);
+  if (sessionStorage.getItem(CURRENT) !== null && !validId(sessionStorage.getItem(CURRENT))) {
+    sessionStorage.removeItem(CURRENT);
+  }
+  const newTab = () => Math.random().toString(16).slice(2, 14);
+  const storedKeys = () => {
+    const keys = [];
+    for (let i = 0; i < localStorage.length; i += 1) keys.push(localStorage.key(i));
+    return keys.filter(Boolean);
+  };
+  const inherited = validId(sessionStorage.getItem(TAB_KEY));
+  // A duplicated tab inherits its original's sessionStorage, tab id included. A page that
+  // was not reloaded and finds a fresh mark under that tab id is such a copy (the original
+  // is still open): it becomes a tab of its own, with a copy of the conversation.
+  const timing = typeof performance !== "undefined" && performance.getEntriesByType
+    ? performance.getEntriesByType("navigation")[0] : null;
+  const reloaded = !timing || timing.type === "reload";
+  const duplicated = !reloaded && Boolean(inherited) && storedKeys().some((key) => {
+    if (!key.startsWith(OPEN)) return false;
+    const mark = parse(localStorage.getItem(key));
+    return Boolean(mark && mark.tab === inherited && Date.now() - (mark.at || 0) < FRESH_MS);
+  });
+  const TAB = inherited && !duplicated ? inherited : newTab();
+  sessionStorage.setItem(TAB_KEY, TAB);
+  let lastSeq = 0;
+  // A message the tab's previous page sent and the server had not said it took: the page
+  // sends it up as it loads (one this page sends meanwhile is its own).
+  const previousPending = sessionStorage.getItem(PENDING);
 
   const emptyIndex = () => ({
     format: settings.format, version: settings.version, conversations: [],
@@ -44,10 +68,15 @@
 
   // The list as it is now (another tab may have changed it); one that does not read is empty.
   const readIndex = () => {
-    const index = parse(localStorage.getItem(INDEX));
+    const raw = localStorage.getItem(INDEX);
+    const index = raw !== null && raw.length <= settings.maxBytes ? parse(raw) : null;
     if (!index || typeof index !== "object" || !Array.isArray(index.conversations)) {
       return emptyIndex();
     }
+    // An entry that is not a conversation's (null, a number, an id that is none) is dropped.
+    index.conversations = index.conversations.filter(
+      (e) => e && typeof e === "object" && validId(e.id),
+    );
     return index;
   };
 
@@ -131,7 +160,7 @@
     writeIndex(index);
   };
 
-  const readMark = (id) => parse(localStorage.getItem(OPEN + id)) || null;
+  const readMark = (id) => (validId(id) ? parse(localStorage.getItem(OPEN + id)) || null : null);
 
   const heldElsewhere = (id) => {
     const mark = id ? readMark(id) : null;
@@ -140,7 +169,7 @@
 
   let marked = null;
   const mark = () => {
-    const id = sessionStorage.getItem(CURRENT);
+    const id = validId(sessionStorage.getItem(CURRENT));
     if (marked && marked !== id) {
       const old = readMark(marked);
       if (old && old.tab === TAB) localStorage.removeItem(OPEN + marked);
@@ -196,12 +225,19 @@
   const mend = (index) => {
     const named = new Set(index.conversations.map((e) => e.id));
     let changed = false;
-    for (let i = 0; i < localStorage.length; i += 1) {
-      const key = localStorage.key(i);
-      if (!key || !key.startsWith(CONVERSATION)) continue;
+    let removed = false;
+    for (const key of storedKeys()) {
+      if (!key.startsWith(CONVERSATION)) continue;
       const id = key.slice(CONVERSATION.length);
+      const text = localStorage.getItem(key) || "";
+      if (!validId(id) || text.length > settings.maxBytes) {
+        // Nothing the page wrote: it could never be sent up, only take the room of others.
+        localStorage.removeItem(key);
+        removed = true;
+        continue;
+      }
       if (named.has(id)) continue;
-      const conversation = parse(localStorage.getItem(key));
+      const conversation = parse(text);
       if (!conversation || !Array.isArray(conversation.turns)) continue;
       index.conversations.push({
         id, title: conversation.title || "", saved_at: conversation.saved_at || 0,
@@ -214,26 +250,36 @@
       (e) => e && localStorage.getItem(CONVERSATION + e.id) !== null,
     );
     if (changed || index.conversations.length !== before) writeIndex(index);
+    return removed;
   };
 
   const payload = () => {
     let unreadable = false;
     const rawIndex = localStorage.getItem(INDEX);
-    let index = rawIndex === null ? null : parse(rawIndex);
-    if (rawIndex !== null && (!index || !Array.isArray(index.conversations))) {
-      unreadable = true;
-      index = null;
+    if (rawIndex !== null) {
+      const listed = rawIndex.length <= settings.maxBytes ? parse(rawIndex) : undefined;
+      unreadable = !listed || !Array.isArray(listed.conversations);
+      if (unreadable || listed.conversations.some((e) => !e || !validId(e.id))) {
+        writeIndex(readIndex());  // what reads is kept; the rest goes, and is said once
+        unreadable = true;
+      }
     }
-    mend(index || emptyIndex());
-    index = readIndex();
-    const id = sessionStorage.getItem(CURRENT);
+    if (mend(readIndex())) unreadable = true;
+    const index = readIndex();
+    let id = validId(sessionStorage.getItem(CURRENT));
     let current = null;
     if (id) {
       const raw = localStorage.getItem(CONVERSATION + id);
       current = raw === null ? null : parse(raw);
-      if (raw !== null && current === undefined) {
+      if (raw !== null && (current === undefined || current === null)) {
         unreadable = true;
         current = null;
+      } else if (current && heldElsewhere(id)) {
+        // A duplicated tab: the original shows this conversation; this one goes on with a
+        // copy of its own.
+        current = Object.assign(current, {id: newId(), copy_of: id});
+        id = current.id;
+        sessionStorage.setItem(CURRENT, id);
       }
     }
     const sent = sessionStorage.getItem(PENDING);

@@ -391,3 +391,59 @@ def test_a_reload_soon_after_sending_keeps_the_question_and_its_images(
         expect(chat.locator(".user-row img")).to_have_count(3)
     finally:
         gate.open()
+
+
+def test_what_another_hand_wrote_in_the_storage_costs_one_notice_at_most(open_page):
+    page = open_page()
+    ask(page, "what is 6*7")
+    turn_done(page, 1)
+    page.locator("#new-conversation").click()
+    ask(page, "what is 2+2")
+    turn_done(page, 1)
+    page.evaluate(
+        """prefix => {
+          const index = JSON.parse(localStorage.getItem(prefix + 'index'));
+          index.conversations.push(null, 7, {id: '../../etc'});
+          localStorage.setItem(prefix + 'index', JSON.stringify(index));
+          localStorage.setItem(prefix + 'c/' + 'f'.repeat(32), 'x'.repeat(1_600_000));
+        }""",
+        STORAGE_PREFIX,
+    )
+    reload(page)
+    expect(page.locator("#chat")).to_contain_text("2+2")
+    expect(past_list(page).get_by_text("what is 6*7", exact=True)).to_have_count(1)
+    ask(page, "what is 3+3")
+    turn_done(page, 2)
+    page.evaluate(
+        "p => sessionStorage.setItem(p + 'current', 'z'.repeat(3_000_000))", STORAGE_PREFIX
+    )
+    reload(page)
+    ask(page, "what is 5*5")
+    turn_done(page, 1)
+    assert all(len(key) < 200 for key in page.evaluate("Object.keys(localStorage)"))
+
+
+def test_a_duplicated_tab_goes_on_with_a_copy_of_its_own(open_page):
+    one = open_page()
+    ask(one, "what is 6*7")
+    turn_done(one, 1)
+    with one.context.expect_page() as opened:
+        one.evaluate("window.open(location.href)")  # a copy of this tab's sessionStorage
+    two = opened.value
+    two.wait_for_selector("#input textarea")
+    expect(two.locator("#chat")).to_contain_text("what is 6*7")
+    ask(two, "what is 2+2")
+    turn_done(two, 2)
+    ask(one, "what is 3+3")
+    turn_done(one, 2)
+    for page, own, other in ((one, "3+3", "2+2"), (two, "2+2", "3+3")):
+        reload(page)
+        expect(page.locator("#chat")).to_contain_text(own)
+        expect(page.locator("#chat")).not_to_contain_text(other)
+
+
+def test_opening_with_nothing_picked_says_so(open_page):
+    page = open_page()
+    past_list(page)
+    page.locator("#open-conversation").click()
+    expect(page.locator(".toast-body")).to_contain_text(words("en-US")["pick_conversation"])

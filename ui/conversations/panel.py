@@ -25,7 +25,7 @@ import gradio as gr
 
 from ..listeners import Quiet
 from .handlers import History
-from .stored import FORMAT, MAX_CONVERSATIONS, VERSION
+from .stored import FORMAT, MAX_BYTES, MAX_CONVERSATIONS, VERSION
 
 # The keys of the browser's storage begin with this (`ui.conversations.stored`).
 STORAGE_PREFIX = "multimodal-react-agent/"
@@ -55,6 +55,7 @@ def script_settings() -> dict[str, Any]:
         "format": FORMAT,
         "version": VERSION,
         "maxConversations": MAX_CONVERSATIONS,
+        "maxBytes": MAX_BYTES,
         "refreshId": REFRESH_ID,
     }
 
@@ -133,16 +134,16 @@ def wire_history(
     # Each change the server sends is applied in the browser, by the page's script alone.
     parts.saved.change(None, [parts.saved], None, js=_APPLY_JS, queue=False, **quiet)
     up = [state, parts.browser]
-    loaded.then(history.load, up, whole, js=_LOAD_JS, **quiet)
+    restored = loaded.then(history.load, up, whole, js=_LOAD_JS, **quiet)
     for event in saves:
         event.then(history.save, up, stored, js=_SAVE_JS, queue=False, **quiet)
     new = parts.new_btn.click(history.new, [state], whole, queue=False, **quiet)
-    opened = parts.open_btn.click(
-        history.open, [parts.listed, *up], whole, js=_OPEN_JS, queue=False, **quiet
-    )
+    # Queued, unlike the quick changes around it: only a queued event's notices reach the
+    # page ("open in another tab, so this is a copy", "pick one first").
+    opened = parts.open_btn.click(history.open, [parts.listed, *up], whole, js=_OPEN_JS, **quiet)
     deleting = [parts.listed, state, parts.browser]
     parts.delete_btn.click(history.delete, deleting, stored, js=_DELETE_JS, **quiet)
     parts.refresh.click(history.relist, deleting, [parts.listed], js=_LIST_JS, queue=False, **quiet)
     cleared = [parts.chatbot, parts.trace, state, parts.status, parts.box, parts.download]
     clear = parts.clear_btn.click(history.clear, [state], [*cleared, *stored], queue=False, **quiet)
-    return [loaded, new, opened, clear]
+    return [restored, new, opened, clear]
