@@ -38,7 +38,7 @@ def test_the_page_says_the_one_notice_and_starts_afresh():
     panel = History(page, ["source"])
     for text in (HUGE, DEEP):
         fresh = page.new_state()
-        with pytest.warns(UserWarning, match="could not be read and were set aside"):
+        with pytest.warns(UserWarning, match="could not be read and was set aside"):
             chat, _, _, _, _, _, listed, *_ = panel.load(fresh, text)
         assert chat == [] and listed.choices == []
         fresh.close()

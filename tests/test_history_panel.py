@@ -111,7 +111,7 @@ async def test_an_unreadable_value_starts_afresh_and_is_replaced(browser):
     tab = browser.tab()
     browser.set(INDEX, "not:json at all")
     fresh = page.new_state()
-    with pytest.warns(UserWarning, match="could not be read and were set aside"):
+    with pytest.warns(UserWarning, match="could not be read and was set aside"):
         chat, _, state, _, _, saved, _, *settings = panel_.load(fresh, tab.payload())
     tab.apply(saved)
     kept = browser.kept(tab)
