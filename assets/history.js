@@ -187,12 +187,27 @@
     Array.from({length: 12}, () => Math.floor(Math.random() * 16).toString(16)).join("");
 
   // A kept conversation to open; one another tab has on its page comes as a copy of its own.
+  // A copy goes on under an id of its own and is kept at once: the server's next change
+  // builds on what it sent up, which the browser must then hold under that id.
+  const copyOf = (saved, id) => {
+    const copy = Object.assign(saved, {id: newId(), copy_of: id});
+    if (store(CONVERSATION + copy.id, JSON.stringify(copy), copy.id)) {
+      const index = readIndex();
+      index.conversations.unshift({
+        id: copy.id, title: copy.title || "", saved_at: copy.saved_at || 0,
+        turns: Array.isArray(copy.turns) ? copy.turns.length : 0,
+      });
+      writeIndex(index);
+    }
+    return copy;
+  };
+
   const conversation = (id) => {
     const text = id ? localStorage.getItem(CONVERSATION + id) || "" : "";
     if (!text || !heldElsewhere(id)) return text;
-    const copy = parse(text);
-    if (!copy || typeof copy !== "object") return text;
-    return JSON.stringify(Object.assign(copy, {id: newId(), copy_of: id}));
+    const saved = parse(text);
+    if (!saved || typeof saved !== "object") return text;
+    return JSON.stringify(copyOf(saved, id));
   };
 
   const drop = (id) => {
@@ -277,7 +292,7 @@
       } else if (current && heldElsewhere(id)) {
         // A duplicated tab: the original shows this conversation; this one goes on with a
         // copy of its own.
-        current = Object.assign(current, {id: newId(), copy_of: id});
+        current = copyOf(current, id);
         id = current.id;
         sessionStorage.setItem(CURRENT, id);
       }

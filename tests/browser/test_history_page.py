@@ -440,6 +440,9 @@ def test_a_duplicated_tab_goes_on_with_a_copy_of_its_own(open_page):
         reload(page)
         expect(page.locator("#chat")).to_contain_text(own)
         expect(page.locator("#chat")).not_to_contain_text(other)
+        # Each turn once, none of them stopped: the copy was kept before its first change.
+        expect(page.locator("#chat .user-row")).to_have_count(2)
+        expect(page.locator("#chat")).not_to_contain_text("Stopped before it finished.")
 
 
 def test_opening_with_nothing_picked_says_so(open_page):
