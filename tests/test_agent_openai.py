@@ -61,7 +61,7 @@ async def test_a_model_that_streams_forever_ends_the_turn_with_a_sentence(test_t
         events = await collect(Agent(model, test_tools), "hi")
         elapsed = time.monotonic() - started
         assert server.requests[0]["max_tokens"] == 50
-        assert server.wait_for_disconnects(1, timeout=1)
+        assert server.wait_for_disconnects(1)
         await model.aclose()
         assert wait_until_closed(server.port) == []
     assert events[-1].type == "error" and events[-1].kind == "cut_off"

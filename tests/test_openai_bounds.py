@@ -77,7 +77,7 @@ async def test_a_server_ignoring_max_tokens_is_cut_off_here(serve, reasoning):
     )
     assert time.monotonic() - started < 3
     assert len(got) <= 400
-    assert server.wait_for_disconnects(1, timeout=1)
+    assert server.wait_for_disconnects(1)
     assert wait_until_closed(server.port) == []
     await model.aclose()
 

@@ -168,7 +168,7 @@ async def test_a_stall_mid_reply_is_closed_at_the_timeout(serve, timeout):
         await reply_of(model)
 
     assert timeout - 0.05 <= time.monotonic() - started < timeout + 0.8
-    assert server.wait_for_disconnects(1, timeout=1)
+    assert server.wait_for_disconnects(1)
     assert wait_until_closed(server.port) == []
     await model.aclose()
 

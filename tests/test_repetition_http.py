@@ -62,6 +62,6 @@ async def test_a_looping_model_is_cut_with_a_sentence(serve, test_tools, questio
     streamed = "".join(e.text for e in events if e.type == "model_delta")
     # Cut after a few hundred characters of loop, not at the limit (2,048 tokens).
     assert streamed.count(sentence) < 40
-    assert server.wait_for_disconnects(1, timeout=2)
+    assert server.wait_for_disconnects(1)
     await model.aclose()
     assert wait_until_closed(server.port) == []
