@@ -18,6 +18,8 @@ CHROMIUM_FLAGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    # A tab a test hands back leaves the page for another: nothing of it is kept alive.
+    "--disable-back-forward-cache",
 ]
 
 
@@ -56,11 +58,12 @@ DESKTOP = {"width": 1400, "height": 1000}
 def open_page(browser: Any, url: str, locale: str = "en-US", viewport: Any = None) -> Any:
     """The page at `url` (at a desktop's size unless `viewport` says) in a context of its own,
     once it has finished loading: its input is there and the conversation the tab had is back,
-    which the page's script marks by naming the tab's conversation in its sessionStorage."""
+    which the page's script marks by naming the tab's conversation in its sessionStorage.
+    Closing its context hands the tab back, emptied, for the next one (`kept_pages`)."""
+    from tests.support import kept_pages
     from ui.conversations.panel import STORAGE_PREFIX
 
-    context = browser.new_context(locale=locale, viewport=viewport or DESKTOP)
-    page = context.new_page()
+    page = kept_pages.take(browser, locale, viewport or DESKTOP)
     page.set_default_timeout(30_000)
     page.goto(url)
     page.wait_for_selector("#input textarea")
