@@ -3,9 +3,10 @@
 The app runs as `python app.py` in its own process, set up by its environment only; its model is
 the local OpenAI-compatible test server answering every call after 1 s. N conversations (one
 `gradio_client.Client` each) send turns back to back until the time is up; a conversation ends
-after K turns and a new one takes its place, so sessions come and go as on a public page. Every
-fifth turn attaches an example image and asks for a zoom: a tool call, an image made, two model
-calls. Each conversation's first turn says hello.
+after K turns and a new one takes its place, so sessions come and go as on a public page. The
+second turn of each conversation, and every fifth after it, attaches an example image and asks
+for a zoom: a tool call, an image made, two model calls (second, so that a short run on a loaded
+machine has some). Each conversation's first turn says hello.
 
 Recorded: turns and errors (a turn that failed or did not end with the expected answer, and
 tracebacks in the app's log), p50/p95 turn time, the app's memory (RSS, sampled every second),
@@ -193,7 +194,7 @@ def converse(url: str, run: Run, deadline: float, lock: threading.Lock) -> None:
             for number in range(run.turns_per_conversation):
                 if time.monotonic() >= deadline:
                     break
-                zoom = number % 5 == 4
+                zoom = number % 5 == 1
                 message = {"text": "Say hello.", "files": []}
                 if zoom:
                     message = {"text": "Zoom into the top left", "files": [handle_file(str(IMAGE))]}
