@@ -17,6 +17,7 @@ import gradio as gr
 
 from agent.config import ModelNotConfigured
 
+from .conversations.export import with_memory
 from .labels import t
 from .page.state import PageState, Prefs
 from .page.values import page_values
@@ -297,8 +298,11 @@ class PageHandlers(TurnRunner):
         return gr.MultimodalTextbox(stop_btn=shown, **update)
 
     def turn_ended(self, state: PageState | None) -> tuple:
-        """After a turn: its trace to download, and no stop square unless another turn of the
-        session still runs (a message held back while it ran ends at once)."""
+        """After a turn: its trace to download, now with the agent's memory of the turn, and
+        no stop square unless another turn of the session still runs (a message held back
+        while it ran ends at once)."""
+        if state is not None:
+            with_memory(state)
         return self.download_update(state), self.stop_square(bool(state and state.running))
 
     def stopped(self, state: PageState | None) -> tuple:

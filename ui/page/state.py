@@ -302,7 +302,7 @@ class PageState:
         `ui.conversations.export`'s); the one before it goes."""
         run_id = next((e.run_id for e in record.events if e.type == "run_started"), "turn")
         path = self.folder / f"conversation-{len(self.turns)}-{run_id}.zip"
-        write_conversation(self.turns, path)
+        write_conversation(self.turns, path, self._session)
         if self.trace_file and self.trace_file != str(path):
             Path(self.trace_file).unlink(missing_ok=True)
         self.trace_file = str(path)
