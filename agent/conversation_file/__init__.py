@@ -1,6 +1,8 @@
 """A conversation downloaded from the page (a zip, or an older single-turn trace JSON), read
-back within bounds: `format` is what the file says it is, `reader` reads it. Pure data, no
-gradio and no model; the page's viewer and `python -m agent.scenarios record` both read it.
+back within bounds: `format` is what the file says it is, `reader` reads it, and `reopen`
+reads a zip to go on with in the chat (its images checked as uploads, the agent's memory). Pure
+data, no gradio and no model; the page's viewer, the chat and `python -m agent.scenarios record`
+read it.
 """
 
 from .format import FORMAT, VERSION

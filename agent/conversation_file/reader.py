@@ -12,6 +12,7 @@ import io
 import json
 import re
 import struct
+import warnings
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -80,6 +81,10 @@ class Conversation:
     # Images the file names but does not hold (or holds as something that is not an image).
     missing_images: list[str] = field(default_factory=list)
     unpacked: int = 0  # bytes decompressed to read it
+    # What a zip said, parsed (within the bounds above), and its images unpacked, by id: what
+    # opening it again in the chat reads (`agent.conversation_file.reopen`).
+    data: dict[str, Any] = field(default_factory=dict)
+    images: dict[str, str] = field(default_factory=dict)
 
 
 class _Unpacking:
@@ -185,7 +190,7 @@ def _from_zip(path: Path, folder: Path, unpacking: _Unpacking) -> Conversation:
         ids = shown.get("images") or []
         ids = ids if isinstance(ids, list) else []
         turn.images = [paths[i] for i in ids if isinstance(i, str) and i in paths]
-    return Conversation(turns, missing)
+    return Conversation(turns, missing, data=data, images=paths)
 
 
 def _check_directory(path: Path) -> None:
@@ -216,6 +221,12 @@ def _check_entries(archive: zipfile.ZipFile) -> None:
     total = sum(info.file_size for info in infos)
     if len(infos) > MAX_ENTRIES or total > MAX_JSON_BYTES + MAX_IMAGES_BYTES:
         raise UnreadableFile("too_big", f"{len(infos)} entries of {total} bytes")
+    # The page names its entries plainly; a name that climbs out of a folder or starts at the
+    # root is another program's (nothing here writes a file under a name from the zip).
+    for info in infos:
+        name = info.filename
+        if name.startswith("/") or "\\" in name or ".." in name.split("/"):
+            raise UnreadableFile("not_conversation", f"an entry named {name[:200]!r}")
 
 
 def _conversation_json(archive: zipfile.ZipFile, unpacking: _Unpacking) -> dict[str, Any]:
@@ -290,8 +301,11 @@ def _unpack_images(
 
 def _is_image(data: bytes) -> bool:
     try:
-        with Image.open(io.BytesIO(data)) as image:
-            image.verify()
+        # Pillow's warning about a large image is noise in the log: nothing is decoded here.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with Image.open(io.BytesIO(data)) as image:
+                image.verify()
     except Exception:  # PIL raises many kinds for bytes that are not an image
         return False
     return True
