@@ -10,6 +10,9 @@ only what is new in the page's own conversation. The browser sends up, through a
 list of the others; to open one, that one. "New conversation" puts the current one among the
 others (newest first) and starts afresh.
 
+"Open a downloaded conversation" opens a zip of the chat's download button in the chat, to go
+on with it (`ui.conversations.reopen`).
+
 This module holds the panel's parts, its script and its wiring; what its events call is
 `ui.conversations.handlers.History`.
 """
@@ -25,6 +28,7 @@ import gradio as gr
 
 from ..listeners import Quiet
 from .handlers import History
+from .reopen import Reopener
 from .stored import FORMAT, MAX_BYTES, MAX_CONVERSATIONS, VERSION
 
 # The keys of the browser's storage begin with this (`ui.conversations.stored`).
@@ -94,6 +98,14 @@ def history_parts(i18n: Any) -> SimpleNamespace:
             delete_btn = gr.Button(
                 i18n("delete_conversation"), elem_id="delete-conversation", size="sm"
             )
+        # A conversation the chat's download button saved, opened to go on with it.
+        reopen_btn = gr.UploadButton(
+            i18n("reopen_conversation"),
+            file_types=[".zip"],
+            file_count="single",
+            elem_id="reopen-conversation",
+            size="sm",
+        )
     saved = gr.Textbox(visible=False, elem_id="history-saved")
     browser = gr.Textbox(visible=False, elem_id="history-browser")
     refresh = gr.Button(visible="hidden", elem_id=REFRESH_ID, size="sm")
@@ -101,6 +113,7 @@ def history_parts(i18n: Any) -> SimpleNamespace:
         listed=listed,
         open_btn=open_btn,
         delete_btn=delete_btn,
+        reopen_btn=reopen_btn,
         saved=saved,
         browser=browser,
         refresh=refresh,
@@ -141,9 +154,12 @@ def wire_history(
     # Queued, unlike the quick changes around it: only a queued event's notices reach the
     # page ("open in another tab, so this is a copy", "pick one first").
     opened = parts.open_btn.click(history.open, [parts.listed, *up], whole, js=_OPEN_JS, **quiet)
+    # Queued too: the file is read and its images checked off the event loop.
+    reopen = Reopener(history).open
+    reopened = parts.reopen_btn.upload(reopen, [parts.reopen_btn, state], whole, **quiet)
     deleting = [parts.listed, state, parts.browser]
     parts.delete_btn.click(history.delete, deleting, stored, js=_DELETE_JS, **quiet)
     parts.refresh.click(history.relist, deleting, [parts.listed], js=_LIST_JS, queue=False, **quiet)
     cleared = [parts.chatbot, parts.trace, state, parts.status, parts.box, parts.download]
     clear = parts.clear_btn.click(history.clear, [state], [*cleared, *stored], queue=False, **quiet)
-    return [restored, new, opened, clear]
+    return [restored, new, opened, reopened, clear]
