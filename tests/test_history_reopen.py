@@ -2,11 +2,12 @@
 (`ui.conversations.reopen.Reopener`) called directly, the browser's storage being the page's
 own script in Node (`tests/support/history_browser.py`): the conversation comes back with its
 images and the agent's memory, is kept in the browser under an id of its own and listed, and
-its next turn uses one of its images; a file that cannot be opened is one sentence and changes
-nothing."""
+its next turn uses one of its images; a turn running in the tab ends, as Open ends it; a file
+that cannot be opened is one sentence and changes nothing."""
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import segno
 
 from agent.config import Settings
 from agent.models import OfflineModel
+from tests.support.held_model import Gate, HeldBefore
 from tests.support.history_browser import BrowserStorage
 from tools import default_tools
 from ui.conversations.handlers import History
@@ -133,4 +135,32 @@ async def test_a_file_that_cannot_be_opened_changes_nothing(browser, tools, tmp_
     assert values == tuple(gr.skip() for _ in range(7 + len(SETTINGS)))
     assert state.conversation_id == conversation and chat_messages(state) == shown
     assert state.prefs.temperature == 0.7 and browser.kept(tab) == before
+    state.close()
+
+
+async def test_a_turn_running_in_the_tab_ends_as_open_ends_it(browser, tools, qr, tmp_path):
+    page, history = panel(tools)
+    tab = browser.tab()
+    done = await said(page, history, tab, "what size is this?", files=[qr])
+    download = tmp_path / "conversation.zip"
+    shutil.copyfile(done.trace_file, download)
+    done.close()
+    gate = Gate()
+    held = PageHandlers(lambda prefs: HeldBefore(OfflineModel(), 1, gate), Settings(), tools)
+    history, tab = History(held, SETTINGS), browser.tab("another")
+    state = held.new_state()
+    running = asyncio.ensure_future(said(held, history, tab, "what is 6*7", state))
+    for _ in range(3000):  # until the turn runs, held before its model's first word
+        if state.running and state.turns:
+            break
+        await asyncio.sleep(0.02)
+    left = state.conversation_id
+    values = await Reopener(history).open(str(download), state)
+    tab.apply(values[5])
+    await running  # the turn ended at once, stopped, before its model was let go
+    assert not gate.is_open and state.running == 0
+    assert [turn.text for turn in state.turns] == ["what size is this?"]
+    assert left in [value for _, value in values[6].choices]
+    kept = {c["id"]: c for c in browser.kept(tab)["conversations"]}
+    assert kept[left]["turns"][0]["status"] == "stopped"
     state.close()
