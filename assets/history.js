@@ -10,6 +10,8 @@
 //   heldElsewhere(id)    whether another open tab has that conversation on its page
 //   index()              the list alone, as text, when another tab has changed it
 //
+// A conversation deleted from the list stays a few seconds under a mark, so that the delete
+// can be undone (ui/conversations/undo.py): the patch's "trash", "untrash" and "purge".
 // Each conversation has a key of its own, and the list of them is merged entry by entry, so
 // tabs do not overwrite each other's; each tab's own conversation is in its sessionStorage.
 (settings) => {
@@ -21,6 +23,10 @@
   // Which tab has which conversation on its page: a mark per conversation, renewed while the
   // tab is open. A conversation another tab has opens as a copy, and is not deleted under it.
   const OPEN = settings.prefix + "open/";
+  // A deleted conversation's mark: its list entry, the tab that deleted it and when. Its key
+  // stays until the mark goes; a mark older than TRASH_MS is no tab's to undo any more.
+  const TRASH = settings.prefix + "trash/";
+  const TRASH_MS = 60000;
   const parse = (text) => {
     try {
       return JSON.parse(text);
@@ -104,6 +110,7 @@
         localStorage.setItem(key, text);
         return true;
       } catch (error) {
+        if (purgeTrash(true)) continue;  // deleted conversations make room first
         const index = readIndex();
         const others = index.conversations.filter((e) => e.id !== id);
         if (!others.length) {
@@ -212,9 +219,63 @@
 
   const drop = (id) => {
     localStorage.removeItem(CONVERSATION + id);
+    localStorage.removeItem(TRASH + id);
     const index = readIndex();
     index.conversations = index.conversations.filter((e) => e.id !== id);
     writeIndex(index);
+  };
+
+  // Delete, undoably: the entry leaves the list, the conversation stays under a mark.
+  const trash = (id) => {
+    const index = readIndex();
+    const entry = index.conversations.find((e) => e.id === id);
+    const mark = JSON.stringify({tab: TAB, at: Date.now(), entry});
+    try {
+      if (!entry || localStorage.getItem(CONVERSATION + id) === null) throw new Error("gone");
+      localStorage.setItem(TRASH + id, mark);
+    } catch (error) {
+      drop(id);
+      return;
+    }
+    index.conversations = index.conversations.filter((e) => e.id !== id);
+    writeIndex(index);
+  };
+
+  // Undo: back in the list; false if it is no longer kept.
+  const untrash = (id) => {
+    const mark = validId(id) ? parse(localStorage.getItem(TRASH + id)) : null;
+    localStorage.removeItem(TRASH + id);
+    const entry = mark && mark.entry;
+    if (!entry || entry.id !== id || localStorage.getItem(CONVERSATION + id) === null) {
+      return false;
+    }
+    const index = readIndex();
+    index.conversations = index.conversations.filter((e) => e.id !== id).concat([entry]);
+    writeIndex(index);
+    return true;
+  };
+
+  const purge = (id) => {
+    if (localStorage.getItem(TRASH + id) === null) return;
+    localStorage.removeItem(CONVERSATION + id);
+    localStorage.removeItem(TRASH + id);
+  };
+
+  // The marks no tab can undo any more (this tab's earlier page's, and old ones), or all of
+  // them (`everything`); whether there were any.
+  const purgeTrash = (everything) => {
+    let found = false;
+    for (const key of storedKeys()) {
+      if (!key.startsWith(TRASH)) continue;
+      const mark = parse(localStorage.getItem(key));
+      const fresh = mark && mark.tab !== TAB && Date.now() - (mark.at || 0) < TRASH_MS;
+      if (everything || !fresh) {
+        localStorage.removeItem(CONVERSATION + key.slice(TRASH.length));
+        localStorage.removeItem(key);
+        found = true;
+      }
+    }
+    return found;
   };
 
   const apply = (text) => {
@@ -224,6 +285,9 @@
     for (const op of patch.ops || []) {
       if (op.op === "put") put(op);
       else if (op.op === "drop") drop(op.id);
+      else if (op.op === "trash") trash(op.id);
+      else if (op.op === "untrash" && !untrash(op.id)) relistSoon();
+      else if (op.op === "purge") purge(op.id);
       else if (op.op === "current") sessionStorage.setItem(CURRENT, op.id);
       else if (op.op === "untaken") sessionStorage.removeItem(PENDING);
       else if (op.op === "prefs") {
@@ -251,7 +315,7 @@
         removed = true;
         continue;
       }
-      if (named.has(id)) continue;
+      if (named.has(id) || localStorage.getItem(TRASH + id) !== null) continue;
       const conversation = parse(text);
       if (!conversation || !Array.isArray(conversation.turns)) continue;
       index.conversations.push({
@@ -268,8 +332,20 @@
     return removed;
   };
 
+  // The browser's time zone, for the times in the list: its name, and its offset from UTC now
+  // (minutes east) for a server that does not know the name.
+  const zone = () => {
+    try {
+      const name = Intl.DateTimeFormat().resolvedOptions().timeZone;
+      return {zone: name || null, offset: -new Date().getTimezoneOffset()};
+    } catch (error) {
+      return {};
+    }
+  };
+
   const payload = () => {
     let unreadable = false;
+    purgeTrash(false);
     const rawIndex = localStorage.getItem(INDEX);
     if (rawIndex !== null) {
       const listed = rawIndex.length <= settings.maxBytes ? parse(rawIndex) : undefined;
@@ -301,7 +377,7 @@
     const pending = sent !== null && sent === previousPending ? parse(sent) || null : null;
     return JSON.stringify({
       format: settings.format, version: settings.version, index, current_id: id, current,
-      pending, unreadable,
+      pending, unreadable, ...zone(),
     });
   };
 
@@ -309,13 +385,17 @@
   // server to show it again, once the other tab's burst of saves has settled.
   const LIST_SETTLE_MS = 400;
   let relist = null;
-  const listChanged = (event) => {
-    if (event.storageArea !== localStorage || (event.key !== null && event.key !== INDEX)) return;
+  function relistSoon() {
+    if (typeof document === "undefined") return;
     clearTimeout(relist);
     relist = setTimeout(() => {
       const button = document.getElementById(settings.refreshId);
       if (button) button.click();
     }, LIST_SETTLE_MS);
+  }
+  const listChanged = (event) => {
+    if (event.storageArea !== localStorage || (event.key !== null && event.key !== INDEX)) return;
+    relistSoon();
   };
 
   if (typeof window.addEventListener === "function") {

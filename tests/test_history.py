@@ -290,7 +290,7 @@ async def test_the_list_keeps_the_newest_ten_and_a_conversation_fits_its_size(mo
         state.conversation_id = f"{number:x}"
         kept.changes(state, now=float(number))
     assert [e["id"] for e in kept.index] == [f"{n:x}" for n in range(11, 1, -1)]
-    assert kept.past("b")[0] == ("convert 5 miles", "a")
+    assert kept.past("b")[0] == ("convert 5 miles · 1 turn · Jan 1, 1970 UTC", "a")
     # A conversation larger than a browser keeps of one leaves out its oldest turns.
     for text in ("km", "what is 6*7", "what is 2+2"):
         *_, (_, _, state, _) = await run(page.chat({"text": text}, state))

@@ -80,6 +80,11 @@ async def send(panel: History, page: PageHandlers, tab, state, text: str, files=
     return [p for p in patches if isinstance(p, str)]
 
 
+def titles(choices: list[tuple[str, str]]) -> list[str]:
+    """The titles of the list's entries, without their turns and times."""
+    return [label.split(" · ")[0] for label, _ in choices]
+
+
 def opened(page: PageHandlers, panel: History, tab):
     """The page opened (or reloaded) in `tab`: its state, its chat and its list."""
     state = page.new_state()
@@ -103,9 +108,9 @@ async def test_each_tab_after_a_reload_shows_its_own_and_the_other_in_the_list(b
         shown[name] = ([m["content"] for m in chat if m["role"] == "user"], listed.choices)
         state.close()
     assert shown["one"][0] == [["what is 6\\*7"], ["what is 3+3"]]  # shown as typed
-    assert [title for title, _ in shown["one"][1]] == ["what is 2+2"]
+    assert titles(shown["one"][1]) == ["what is 2+2"]
     assert shown["two"][0] == [["what is 2+2"]]
-    assert [title for title, _ in shown["two"][1]] == ["what is 6*7"]
+    assert titles(shown["two"][1]) == ["what is 6*7"]
     first.close()
     second.close()
 
@@ -241,7 +246,7 @@ async def test_a_conversation_the_list_does_not_name_goes_back_in_it(browser):
     browser.set(INDEX, None)  # as two tabs writing the list at once may leave it
     fresh = browser.tab("new")
     again, chat, listed = opened(page, panel, fresh)
-    assert [title for title, _ in listed.choices] == ["what is 6*7"] and chat == []
+    assert titles(listed.choices) == ["what is 6*7"] and chat == []
     state.close()
     again.close()
 
@@ -291,7 +296,7 @@ def test_the_benchmark_keeps_conversations_as_the_page_does(browser):
         browser.set(key, value)
     page, panel = offline()
     state, chat, listed = opened(page, panel, browser.tab())
-    assert chat == [] and [title for title, _ in listed.choices] == [c["title"] for c in made]
+    assert chat == [] and titles(listed.choices) == [c["title"] for c in made]
     tab = browser.tab()
     shown = panel.open(made[1]["id"], state, tab.conversation(made[1]["id"]))
     assert len([m for m in shown[0] if m["role"] == "user"]) == 3

@@ -155,14 +155,18 @@ class PageHandlers(TurnRunner):
         if state.turns:
             state.stop_turn(state.turns[-1])
 
-    def clear(self, state: PageState | None) -> tuple:
-        """Forget the conversation (and stop its turn). Not queued, as Stop is not: a queued
-        event that cancels a running turn leaves error badges on the turn's outputs. A notice
-        that the conversation expired waits for the next queued event. What the input holds,
-        not yet sent, stays: it is not the conversation."""
+    def clear(self, state: PageState | None, undoable: bool = False) -> tuple:
+        """Forget the conversation (and stop its turn); `undoable`, keep it a moment first
+        (`PageState.set_aside`). Not queued, as Stop is not: a queued event that cancels a
+        running turn leaves error badges on the turn's outputs. A notice that the conversation
+        expired waits for the next queued event. What the input holds, not yet sent, stays:
+        it is not the conversation."""
         state = self.use(state, tell=False)
         self.halt(state)
-        state.reset()
+        if undoable and state.turns:
+            state.set_aside()
+        else:
+            state.reset()
         return (*page_values(state), self.stop_square(False), self.download_update(state))
 
     def set_pref(self, name: str) -> Callable[[Any, PageState | None], tuple]:

@@ -15,7 +15,7 @@ from agent.config import DEFAULT_OPENAI_MODEL
 
 from . import approval_panel
 from .access import shown_url
-from .conversations.panel import history_parts, new_button
+from .conversations.panel import history_parts, new_button, undo_clear_parts
 from .examples import example_labels, example_values
 from .labels import UI_TEXT, language_key
 from .language import LANGUAGES
@@ -72,6 +72,7 @@ def chat_tab(prefs0: Prefs, words: PageWords) -> SimpleNamespace:
                 save_btn = gr.Button(I18N("save_scenario"), elem_id="save-scenario", size="sm")
                 # Narrow screens only (style.css): the trace is stacked far below the chat.
                 to_trace = gr.Button(I18N("to_trace"), elem_id="to-trace", size="sm")
+            undo_clear = undo_clear_parts(I18N)  # shown for a few seconds after Clear
             saving = saved_scenarios.build(I18N, words)  # shown by Save as scenario
             # An example goes to the chat by way of a hidden input of its own: what the
             # person typed or attached in the real one stays there.
@@ -120,6 +121,7 @@ def chat_tab(prefs0: Prefs, words: PageWords) -> SimpleNamespace:
         status=status,
         trace=trace,
         **vars(history),
+        **vars(undo_clear),
         approval=approval,
         to_trace=to_trace,
         to_chat=to_chat,

@@ -19,6 +19,7 @@ from ..page.state import PageState
 from ..page.values import page_values
 from ..turn_runner import file_path
 from .kept import Kept, Pending
+from .listed import browser_zone
 from .restore import restore
 from .stored import (
     MAX_CONVERSATIONS,
@@ -56,7 +57,7 @@ class History:
     def _listed(self, state: PageState, again: bool = True) -> Any:
         """The list of the other conversations; unless `again`, only if it changed."""
         kept = self.kept(state)
-        choices = kept.past(state.conversation_id)
+        choices = kept.past(state.conversation_id, state.prefs.language)
         if not again and choices == kept.shown:
             return gr.skip()
         kept.shown = choices
@@ -74,7 +75,7 @@ class History:
         own = [e for e in kept.index if e["id"] == state.conversation_id]
         kept.index = own + [e for e in entries if e["id"] != state.conversation_id]
         del kept.index[MAX_CONVERSATIONS:]
-        choices = kept.past(state.conversation_id)
+        choices = kept.past(state.conversation_id, state.prefs.language)
         if choices == kept.shown:
             return gr.skip()
         kept.shown = choices
@@ -123,6 +124,7 @@ class History:
         kept.index = own + [e for e in loaded.index if e["id"] != state.conversation_id]
         del kept.index[MAX_CONVERSATIONS:]
         kept.prefs = loaded.prefs
+        kept.zone = browser_zone(loaded.zone, loaded.offset)
         ops = [kept.remove(i) for i in loaded.unreadable]
         problem = loaded.problem
         # ... and started a conversation of its own; the saved one stays in the list.
@@ -290,8 +292,9 @@ class History:
         return self._whole(state, ops + kept.changes(state), True)
 
     def delete(self, choice: str | None, state: PageState | None, held: Any = None) -> tuple:
-        """Delete the past conversation `choice`; not one another tab has on its page
-        (`held`, from the browser), whose next save would bring it back half."""
+        """Delete the past conversation `choice`, undoably for a few seconds
+        (`ui.conversations.undo`); not one another tab has on its page (`held`, from the
+        browser), whose next save would bring it back half."""
         state = self.page.use(state)
         kept = self.kept(state)
         if not choice or kept.find(choice) is None or choice == state.conversation_id:
@@ -300,14 +303,18 @@ class History:
         if held == "held":
             gr.Warning(t("conversation_open_elsewhere", state.prefs.language))
             return self._stored(state, [])
-        return self._stored(state, [kept.remove(choice)])
+        return self._stored(state, kept.trash(choice))
 
     def clear(self, state: PageState | None) -> tuple:
-        """Clear: the conversation goes from the page and from the browser."""
+        """Clear: the conversation goes from the page and from the browser, the page keeping
+        it a few seconds for an undo (`ui.conversations.undo`)."""
         state = self.page.use(state)
         kept = self.kept(state)
         cleared = state.conversation_id
-        values = self.page.clear(state)
+        entry = kept.find(cleared)
+        values = self.page.clear(state, undoable=True)
+        if state.aside is not None and entry is not None:
+            state.aside.saved_at = entry["saved_at"]
         kept.pending = None
         ops = [kept.remove(cleared), {"op": "current", "id": state.conversation_id}]
         kept.forget(state.conversation_id)

@@ -14,6 +14,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from agent.session import Turn
 
 from ..page.state import PageState, TurnRecord
 from .export import turn_status
+from .listed import entry_label
 from .snapshot import image_data, meta_of, stored_prefs, title_of, turn_data
 from .stored import MAX_CONVERSATIONS, size_of
 
@@ -105,6 +107,10 @@ class Kept:
     pending: Pending | None = None
     seq: int = 0  # each patch is numbered: the page applies each once, in order
     shown: list[tuple[str, str]] | None = None  # the list as the page last showed it
+    zone: tzinfo | None = None  # the browser's time zone, for the list's times (`listed`)
+    # The conversation last deleted from the list and when (`time.monotonic`), while the
+    # browser keeps it for an undo (`trash`).
+    deleted: tuple[dict[str, Any], float] | None = None
 
     def forget(self, conversation: str | None = None) -> None:
         """Nothing is known of what the browser holds of `conversation`."""
@@ -112,9 +118,17 @@ class Kept:
         self.turns, self.history, self.images = _Held(), _Held(), _Held()
         self.meta, self.whole = None, True
 
-    def past(self, current: str | None) -> list[tuple[str, str]]:
-        """(title, id) of each saved conversation but the page's own, newest first."""
-        return [(e["title"] or e["id"], e["id"]) for e in self.index if e["id"] != current]
+    def past(
+        self, current: str | None, language: str = "en", now: float | None = None
+    ) -> list[tuple[str, str]]:
+        """(label, id) of each saved conversation but the page's own, newest first; the label
+        says its title, its turns and when it was last used (`listed`)."""
+        now = time.time() if now is None else now
+        return [
+            (entry_label(e, language, self.zone, now), e["id"])
+            for e in self.index
+            if e["id"] != current
+        ]
 
     def find(self, conversation_id: str | None) -> dict[str, Any] | None:
         return next((e for e in self.index if e["id"] == conversation_id), None)
@@ -126,6 +140,33 @@ class Kept:
         if conversation_id == self.conversation:
             self.forget(conversation_id)
         return {"op": "drop", "id": conversation_id}
+
+    def trash(self, conversation_id: str) -> list[dict[str, Any]]:
+        """Delete `conversation_id` from the list, the browser keeping it a moment so that
+        `untrash` can bring it back; the one deleted before goes for good."""
+        ops = self.purge()
+        entry = self.find(conversation_id)
+        self.index = [e for e in self.index if e["id"] != conversation_id]
+        if entry is not None:
+            self.deleted = (entry, time.monotonic())
+        return [*ops, {"op": "trash", "id": conversation_id}]
+
+    def untrash(self) -> dict[str, Any] | None:
+        """The conversation last deleted, back in the list: the change that says so."""
+        if self.deleted is None:
+            return None
+        entry, self.deleted = self.deleted[0], None
+        self.index = [entry, *(e for e in self.index if e["id"] != entry["id"])]
+        self.index.sort(key=lambda e: e["saved_at"], reverse=True)
+        del self.index[MAX_CONVERSATIONS:]
+        return {"op": "untrash", "id": entry["id"]}
+
+    def purge(self) -> list[dict[str, Any]]:
+        """The conversation last deleted goes for good."""
+        if self.deleted is None:
+            return []
+        entry, self.deleted = self.deleted[0], None
+        return [{"op": "purge", "id": entry["id"]}]
 
     def patch(self, ops: list[dict[str, Any]]) -> str:
         self.seq += 1

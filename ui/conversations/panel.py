@@ -8,7 +8,8 @@ the turn shown as stopped), after the turn, Stop, Clear and a change of settings
 only what is new in the page's own conversation. The browser sends up, through another
 (`browser`), only what the server needs: as the page loads, this tab's conversation and the
 list of the others; to open one, that one. "New conversation" puts the current one among the
-others (newest first) and starts afresh.
+others (newest first) and starts afresh. Clear and Delete can be undone for a few seconds
+(`ui.conversations.undo`).
 
 "Open a downloaded conversation" opens a zip of the chat's download button in the chat, to go
 on with it (`ui.conversations.reopen`).
@@ -30,6 +31,7 @@ from ..listeners import Quiet
 from .handlers import History
 from .reopen import Reopener
 from .stored import FORMAT, MAX_BYTES, MAX_CONVERSATIONS, VERSION
+from .undo import TICK_SECONDS, Undo
 
 # The keys of the browser's storage begin with this (`ui.conversations.stored`).
 STORAGE_PREFIX = "multimodal-react-agent/"
@@ -106,6 +108,9 @@ def history_parts(i18n: Any) -> SimpleNamespace:
             elem_id="reopen-conversation",
             size="sm",
         )
+        undo_delete, undo_delete_btn = _undo_row(i18n, "conversation_deleted", "undo-delete")
+    # Ticks while Clear or Delete can be undone (`ui.conversations.undo`).
+    undo_timer = gr.Timer(TICK_SECONDS, active=False)
     saved = gr.Textbox(visible=False, elem_id="history-saved")
     browser = gr.Textbox(visible=False, elem_id="history-browser")
     refresh = gr.Button(visible="hidden", elem_id=REFRESH_ID, size="sm")
@@ -117,7 +122,24 @@ def history_parts(i18n: Any) -> SimpleNamespace:
         saved=saved,
         browser=browser,
         refresh=refresh,
+        undo_delete=undo_delete,
+        undo_delete_btn=undo_delete_btn,
+        undo_timer=undo_timer,
     )
+
+
+def _undo_row(i18n: Any, said: str, elem_id: str) -> tuple[gr.Row, gr.Button]:
+    """What was done, and a button to undo it; shown for a few seconds after it."""
+    with gr.Row(visible=False, elem_id=elem_id, elem_classes="undo-row") as row:
+        gr.Markdown(i18n(said), elem_classes="undo-said")
+        button = gr.Button(i18n("undo"), elem_id=f"{elem_id}-button", size="sm", scale=0)
+    return row, button
+
+
+def undo_clear_parts(i18n: Any) -> SimpleNamespace:
+    """Under the chat's buttons: "Conversation cleared." and its Undo button."""
+    row, button = _undo_row(i18n, "conversation_cleared", "undo-clear")
+    return SimpleNamespace(undo_clear=row, undo_clear_btn=button)
 
 
 def new_button(i18n: Any) -> gr.Button:
@@ -158,8 +180,28 @@ def wire_history(
     reopen = Reopener(history).open
     reopened = parts.reopen_btn.upload(reopen, [parts.reopen_btn, state], whole, **quiet)
     deleting = [parts.listed, state, parts.browser]
-    parts.delete_btn.click(history.delete, deleting, stored, js=_DELETE_JS, **quiet)
+    deleted = parts.delete_btn.click(history.delete, deleting, stored, js=_DELETE_JS, **quiet)
     parts.refresh.click(history.relist, deleting, [parts.listed], js=_LIST_JS, queue=False, **quiet)
     cleared = [parts.chatbot, parts.trace, state, parts.status, parts.box, parts.download]
     clear = parts.clear_btn.click(history.clear, [state], [*cleared, *stored], queue=False, **quiet)
-    return [restored, new, opened, reopened, clear]
+    undone = _wire_undo(Undo(history), parts, state, whole, [clear, deleted])
+    return [restored, new, opened, reopened, clear, undone]
+
+
+def _wire_undo(
+    undo: Undo, parts: SimpleNamespace, state: gr.State, whole: list[Any], done: list[Any]
+) -> Any:
+    """Clear's and Delete's offers to undo (`done` are their events); returns Undo Clear's
+    event, after which the page shows another conversation."""
+    quiet: Quiet = {"api_visibility": "private", "show_progress": "hidden"}
+    offers = [parts.undo_clear, parts.undo_delete, parts.undo_timer]
+    for event in done:
+        event.then(undo.offer, [state], offers, queue=False, **quiet)
+    ticked = [parts.saved, *offers]
+    parts.undo_timer.tick(undo.tick, [state], ticked, queue=False, **quiet)
+    # Queued, so that a refusal's notice reaches the page.
+    undone = [*whole, parts.undo_clear]
+    clicked = parts.undo_clear_btn.click(undo.undo_clear, [state], undone, **quiet)
+    undelete = [parts.saved, parts.listed, parts.undo_delete]
+    parts.undo_delete_btn.click(undo.undo_delete, [state], undelete, **quiet)
+    return clicked

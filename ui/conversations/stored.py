@@ -144,13 +144,18 @@ class Payload(BaseModel):
     pending: Any = None
     # Something the browser keeps did not parse there (`assets/history.js`).
     unreadable: bool = False
+    # The browser's time zone, by name and by its offset from UTC now in minutes east
+    # (`ui.conversations.listed`); anything sent reads, what is no zone is ignored there.
+    zone: Any = None
+    offset: Any = None
 
 
 @dataclass
 class Loaded:
     """What a page load brought, checked: the list (newest first), the page's settings, the
     tab's conversation (None if it has none, or it did not read), a message not yet taken,
-    whether anything was set aside, and the ids of conversations to forget."""
+    whether anything was set aside, the ids of conversations to forget, and the browser's
+    time zone as it sent it (not checked: `ui.conversations.listed.browser_zone` does)."""
 
     index: list[dict[str, Any]] = field(default_factory=list)
     prefs: dict[str, Any] = field(default_factory=dict)
@@ -159,6 +164,8 @@ class Loaded:
     pending: PendingMessage | None = None
     problem: bool = False
     unreadable: list[str] = field(default_factory=list)
+    zone: Any = None
+    offset: Any = None
 
 
 def size_of(value: Any) -> int:
@@ -191,6 +198,7 @@ def read_loaded(text: Any) -> Loaded:
     except (ValidationError, ValueError, RecursionError):
         return Loaded(problem=True)
     loaded = Loaded(problem=payload.unreadable, current_id=payload.current_id)
+    loaded.zone, loaded.offset = payload.zone, payload.offset
     if payload.index is not None:
         loaded.index, loaded.prefs, problem = read_index(payload.index)
         loaded.problem |= problem

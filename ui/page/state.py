@@ -34,6 +34,7 @@ from agent.turn_handle import TurnHandle
 
 from ..conversations.export import write_conversation
 from ..process_folders import claim
+from .aside import SetAside, remove
 
 if TYPE_CHECKING:
     from ..trace.view import TurnView
@@ -159,6 +160,7 @@ class PageState:
         # Image folders of this page's earlier conversations: opened again, they show their
         # images. They go when the page's state closes.
         self._kept: list[str] = []
+        self.aside: SetAside | None = None
         self._session: Session | None = None
         self._dir: str | None = None
         self._images_dir: str | None = None
@@ -234,7 +236,8 @@ class PageState:
 
     def folders(self) -> list[Path]:
         """The folders this session has on disk now."""
-        found = [Path(d) for d in (self._images_dir, self._dir) if d is not None]
+        aside = self.aside.folders if self.aside is not None else ()
+        found = [Path(d) for d in (self._images_dir, self._dir, *aside) if d is not None]
         return found + [Path(d) for d in self._kept]
 
     def reset(self) -> None:
@@ -245,7 +248,31 @@ class PageState:
         """A new conversation: the current one's images stay on disk for its saved copy."""
         self._end_conversation(keep_images=True)
 
+    def set_aside(self) -> None:
+        """Clear, undoably: the conversation leaves the page, its files stay until `take_back`
+        or `drop_aside`."""
+        self.drop_aside()
+        parts = (self.conversation_id, self.turns, self.trace_file, self._session)
+        self.aside = SetAside(*parts, (self._images_dir, self._dir), time.monotonic())
+        self._session, self._images_dir, self._dir = None, None, None
+        self.turns, self.trace_file, self.conversation_id = [], None, uuid.uuid4().hex[:12]
+
+    def take_back(self) -> None:
+        """The conversation set aside is the page's again; what the page had since goes."""
+        aside, self.aside = self.aside, None
+        if aside is not None:
+            remove(self._images_dir, self._dir)
+            self.conversation_id, self.turns = aside.conversation_id, aside.turns
+            self.trace_file, self._session = aside.trace_file, aside.session
+            self._images_dir, self._dir = aside.folders
+
+    def drop_aside(self) -> None:
+        aside, self.aside = self.aside, None
+        if aside is not None:
+            aside.drop()
+
     def _end_conversation(self, keep_images: bool) -> None:
+        self.drop_aside()
         if keep_images and self._images_dir is not None:
             self._kept.append(self._images_dir)
             self._images_dir = None
@@ -263,6 +290,7 @@ class PageState:
         self.expired = True
 
     def close(self) -> None:
+        self.drop_aside()
         self._close_files()
         for folder in self._kept:
             shutil.rmtree(folder, ignore_errors=True)

@@ -1,0 +1,80 @@
+"""Clear and Delete undone in a real browser, and kept so: a reload shows what came back; and
+the list of past conversations says each one's turns and when it was last used, in the
+browser's own time."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.test_history_page import (
+    ask,
+    entry,
+    kept,
+    past_list,
+    reload,
+    turn_done,
+    wait_saved,
+)
+from ui.labels import UI_TEXT
+
+pytestmark = pytest.mark.browser
+
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+TEXT = UI_TEXT["en"]
+# When the browser says a moment was, as the list says it for today.
+_LOCAL_TIME = """seconds => {
+  const at = new Date(seconds * 1000);
+  return String(at.getHours()).padStart(2, "0") + ":" + String(at.getMinutes()).padStart(2, "0");
+}"""
+
+
+def test_clear_and_delete_are_undone_and_stay_undone_after_a_reload(open_at):
+    page = open_at()
+    ask(page, "what is 6*7")
+    turn_done(page, 1)
+    chat = page.locator("#chat")
+    page.click("#clear")
+    offer = page.locator("#undo-clear")
+    expect(offer).to_contain_text(TEXT["conversation_cleared"])
+    expect(chat.locator(".user-row")).to_have_count(0)
+    wait_saved(page, 0)
+    offer.get_by_role("button", name=TEXT["undo"]).click()
+    expect(chat.locator(".bot-row")).to_have_count(1)
+    expect(offer).to_be_hidden()
+    wait_saved(page, 1)
+    reload(page)
+    chat = page.locator("#chat")
+    expect(chat).to_contain_text("what is 6*7")
+    expect(page.locator("#trace")).to_contain_text("Turn 1")
+    # A second conversation: the first is in the list, with its turn and its time.
+    page.click("#new-conversation")
+    ask(page, "convert 5 miles")
+    turn_done(page, 1)
+    ask(page, "km")
+    turn_done(page, 2)
+    listed = past_list(page)
+    (saved,) = [c for c in kept(page)["conversations"] if c["title"] == "what is 6*7"]
+    hour = page.evaluate(_LOCAL_TIME, saved["saved_at"])
+    expect(listed.locator("label")).to_have_text([f"what is 6*7 · 1 turn · {hour}"])
+    # Deleted, then undone: back in the list, and after a reload.
+    entry(listed, "what is 6*7").click()
+    page.click("#delete-conversation")
+    expect(entry(listed, "what is 6*7")).to_have_count(0)
+    undo = page.locator("#undo-delete")
+    expect(undo).to_contain_text(TEXT["conversation_deleted"])
+    undo.get_by_role("button", name=TEXT["undo"]).click()
+    expect(entry(listed, "what is 6*7")).to_have_count(1)
+    expect(undo).to_be_hidden()
+    reload(page)
+    expect(page.locator("#chat .user-row")).to_have_count(2)
+    expect(entry(past_list(page), "what is 6*7")).to_have_count(1)
+    # The offer leaves the page on its own after its seconds, and the delete then stands.
+    listed = past_list(page)
+    entry(listed, "what is 6*7").click()
+    page.click("#delete-conversation")
+    expect(page.locator("#undo-delete")).to_be_visible()
+    expect(page.locator("#undo-delete")).to_be_hidden()
+    reload(page)
+    expect(entry(past_list(page), "what is 6*7")).to_have_count(0)
+    assert [c["title"] for c in kept(page)["conversations"]] == ["convert 5 miles"]
