@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from .dialogue import PendingTask
 from .images.store import ImageRef, ImageStore
-from .models.base import ModelRequest, StepHint
+from .models.base import ModelRequest, StepHint, TurnFacts
 from .session import Session
 
 Detail = Literal["auto", "low", "high"]
@@ -163,21 +163,22 @@ def model_request(
     purpose: Literal["step", "final"] = "step",
 ) -> ModelRequest:
     """One model call: the messages, and the same turn as data for models that read no prose."""
-    return ModelRequest(
-        messages=messages,
-        temperature=temperature,
-        purpose=purpose,
+    facts = TurnFacts(
         question=question,
-        tools=tools,
         image_ids=image_ids,
-        observations=[s.observation for s in steps],
-        observation_images=[s.image_ids for s in steps],
-        results=[
+        steps=[
             StepHint(text=s.observation, kind=s.kind, ok=s.ok, tool=s.tool, image_ids=s.image_ids)
             for s in steps
         ],
         pending_tool=task.tool if task else None,
         known=dict(task.known) if task else {},
-        language=language,
         style=style,
+    )
+    return ModelRequest(
+        messages=messages,
+        temperature=temperature,
+        purpose=purpose,
+        tools=tools,
+        language=language,
+        facts=facts,
     )

@@ -128,7 +128,7 @@ class TurnState:
             temperature=agent.temperature,
             purpose=purpose,  # type: ignore[arg-type]
         )
-        request.refused_images = [r.sentence(self.language) for r in self.refused]
+        request.facts.refused_images = [r.sentence(self.language) for r in self.refused]
         # A hosted model's retries show in the trace while they wait.
         request.on_retry = lambda sentence: self.emit(NoticeEvent(message=sentence))
         return request

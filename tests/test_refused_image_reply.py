@@ -146,4 +146,4 @@ async def test_a_hosted_model_is_told_what_was_refused(huge, language, text, not
     assert (
         said.startswith(text) and note in said and ("12000x10000" in said or "12000×10000" in said)
     )
-    assert request.refused_images and "huge.png" in request.refused_images[0]
+    assert request.facts.refused_images and "huge.png" in request.facts.refused_images[0]

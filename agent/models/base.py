@@ -53,7 +53,7 @@ class ToolCallPart(BaseModel):
 
 
 class StepHint(BaseModel):
-    """A finished step of this turn as data: what the offline model reads instead of prose."""
+    """A finished step of this turn as data (`TurnFacts.steps`)."""
 
     text: str
     kind: Literal["tool", "no_tool", "feedback"] = "tool"
@@ -72,14 +72,44 @@ class CallReport(BaseModel):
     cached_tokens: int | None = None
 
 
+class TurnFacts(BaseModel):
+    """This turn as data, beside its prose in `messages`: what the person asked, the images
+    they sent, each finished step with who wrote it and whether it worked, the task dialogue's
+    state, and why uploads were refused. A model that reads language (every hosted one) reads
+    the prose and never this; one that reads no prose (the offline demo model, a test's
+    function model) reads this instead, as pydantic-ai's FunctionModel reads typed message
+    parts rather than text."""
+
+    question: str = ""
+    image_ids: list[str] = Field(default_factory=list)
+    steps: list[StepHint] = Field(default_factory=list)
+    # The task dialogue: the tool whose parameters are being asked for, and those known so far.
+    pending_tool: str | None = None
+    known: dict[str, Any] = Field(default_factory=dict)
+    # Why each upload of this turn was refused, in the turn's language.
+    refused_images: list[str] = Field(default_factory=list)
+    style: str = "react"
+
+    @property
+    def observations(self) -> list[str]:
+        return [step.text for step in self.steps]
+
+    @property
+    def observation_images(self) -> list[list[str]]:
+        """Ids of the images each observation brought (a zoom's crop, an edit's result)."""
+        return [step.image_ids for step in self.steps]
+
+
 class ModelRequest(BaseModel):
     """Everything a model is given for one call.
 
-    `messages` are OpenAI chat messages. `max_tokens` caps the reply; None leaves it to the
-    model's own default. `on_retry`, when given, is called with one sentence each time a hosted
-    model tries the call again (after a dropped connection, a 429 or a 5xx), so the trace can
-    show it; it is never serialised. The remaining fields are hints that a hosted model ignores
-    (it reads the prompt) and the offline model uses in place of understanding language.
+    `messages` are OpenAI chat messages and `tools` the typed tools the turn may call (a
+    hosted model gets them described in the prompt, or as `tool_specs` with native tool
+    calling). `max_tokens` caps the reply; None leaves it to the model's own default.
+    `on_retry`, when given, is called with one sentence each time a hosted model tries the call
+    again (after a dropped connection, a 429 or a 5xx), so the trace can show it; it is never
+    serialised. `language` is the turn's, for the sentences a model says itself. `facts` is the
+    turn as data for models that read no prose.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -94,24 +124,12 @@ class ModelRequest(BaseModel):
     # Per request, not per model: one model serves many turns at once.
     report: CallReport = Field(default_factory=CallReport)
     on_retry: Callable[[str], None] | None = Field(default=None, exclude=True, repr=False)
-    # Hints for the offline model.
-    question: str = ""
     tools: Sequence[Any] = ()
-    image_ids: list[str] = Field(default_factory=list)
-    observations: list[str] = Field(default_factory=list)
-    # Ids of the images each observation brought (a zoom's crop, an edit's result).
-    observation_images: list[list[str]] = Field(default_factory=list)
-    # The same steps as data: who wrote each observation and whether it succeeded.
-    results: list[StepHint] = Field(default_factory=list)
-    pending_tool: str | None = None
-    known: dict[str, Any] = Field(default_factory=dict)
-    # Why each upload of this turn was refused, in the turn's language.
-    refused_images: list[str] = Field(default_factory=list)
     language: str = "en"
-    style: str = "react"
     # Native tool calling: the endpoint's `tools` parameter (OpenAI function specs). None means
     # the ReAct text protocol, where the tools are described in the prompt.
     tool_specs: list[dict[str, Any]] | None = None
+    facts: TurnFacts = Field(default_factory=TurnFacts)
 
 
 @runtime_checkable

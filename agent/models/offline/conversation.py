@@ -100,8 +100,8 @@ def _noted_ids(text: str) -> list[str]:
 
 
 def read(request: ModelRequest) -> Seen:
-    made_now = {i for images in request.observation_images for i in images}
-    ids = [i for i in request.image_ids if i not in made_now]
+    made_now = {i for images in request.facts.observation_images for i in images}
+    ids = [i for i in request.facts.image_ids if i not in made_now]
     messages = request.messages
     user_turns = [
         n
@@ -175,8 +175,8 @@ def _done(steps: list[str], request: ModelRequest) -> list[Done]:
             except ValueError:
                 args = {}
             actions.append((name, args if isinstance(args, dict) else {}))
-    observations = request.observations
-    images = [*request.observation_images, *[[]] * len(observations)][: len(observations)]
+    observations = request.facts.observations
+    images = [*request.facts.observation_images, *[[]] * len(observations)][: len(observations)]
     # The final prompt also holds earlier questions to the person: the latest actions are the
     # ones with this turn's observations.
     count = min(len(actions), len(observations))

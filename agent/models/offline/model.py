@@ -48,17 +48,18 @@ class OfflineModel:
 
     def reply(self, request: ModelRequest) -> str:
         words = words_for(request.language)
-        if (question := conversation.plain(request.question)) != request.question:
-            request = request.model_copy(update={"question": question})
+        if (question := conversation.plain(request.facts.question)) != request.facts.question:
+            facts = request.facts.model_copy(update={"question": question})
+            request = request.model_copy(update={"facts": facts})
         if request.purpose == "final":
             text = _final_text(request, words)
-            if request.refused_images:
-                text = f"{text}\n\n{_upload_note(request.refused_images, words)}"
+            if request.facts.refused_images:
+                text = f"{text}\n\n{_upload_note(request.facts.refused_images, words)}"
             return text
         seen = conversation.read(request)
         decided = decide(request, seen, words)
-        if request.observations:
-            last = request.observations[-1]
+        if request.facts.observations:
+            last = request.facts.observations[-1]
             if _no_tool(request):
                 sorry = words["sorry_image"] if seen.turn_uploads else words["sorry"]
                 return _with_refusals(request, f"Thought: {words['no_tool']}\nAnswer: {sorry}")
@@ -85,16 +86,16 @@ def _with_refusals(request: ModelRequest, reply: str) -> str:
     """An answer that also says which uploads of this turn were refused, unless it already
     is about them."""
     words = words_for(request.language)
-    if not request.refused_images or "\nAnswer:" not in reply:
+    if not request.facts.refused_images or "\nAnswer:" not in reply:
         return reply
     if reply.startswith(f"Thought: {words['refused_thought']}"):
         return reply
-    for reason in request.refused_images:
+    for reason in request.facts.refused_images:
         if _DUPLICATE.fullmatch(reason):
             # "b.png is the same picture as img_8…" already says which image was used.
             for image in re.findall(r"\bimg_\d+\b", reason):
                 reply = reply.replace(f"\n\n{words['used_sent'].format(image=image)}", "")
-    return f"{reply}\n\n{_upload_note(request.refused_images, words)}"
+    return f"{reply}\n\n{_upload_note(request.facts.refused_images, words)}"
 
 
 # "b.png is the same picture as img_1…": an upload used once, not refused.
@@ -121,35 +122,35 @@ def _upload_note(reasons: list[str], words: dict[str, str]) -> str:
 
 def _no_tool(request: ModelRequest) -> bool:
     """The last step found no tool for the request (the runner says so in `results`)."""
-    return bool(request.results) and request.results[-1].kind == "no_tool"
+    return bool(request.facts.steps) and request.facts.steps[-1].kind == "no_tool"
 
 
 def _failed(request: ModelRequest) -> bool:
     """The last step failed: a tool's error, or the agent's feedback on an unusable step."""
-    return bool(request.results) and not request.results[-1].ok
+    return bool(request.facts.steps) and not request.facts.steps[-1].ok
 
 
 def _final_text(request: ModelRequest, words: dict[str, str]) -> str:
     """The plugin-task style's last word: the tool's result, said as the react style says it."""
-    observations = request.observations
+    observations = request.facts.observations
     if not observations:
         return words["sorry"]
     last = observations[-1]
     if _no_tool(request):
-        return words["sorry_image"] if request.image_ids else words["sorry"]
+        return words["sorry_image"] if request.facts.image_ids else words["sorry"]
     if _failed(request):
         return words["answer_failed"].format(observation=last)
     done = conversation.read(request).done
     image = str(done[-1].args.get("image_id") or "") if done else ""
-    asked_for_a_tool = rank_tools(request.question, request.tools, True)
+    asked_for_a_tool = rank_tools(request.facts.question, request.tools, True)
     reader = with_role({tool.name: tool for tool in request.tools}, "text")
     if done and done[-1].tool == reader and image and not asked_for_a_tool:
         text = None if answers.found_nothing(last) else last
-        return answers.help_answer(request.question, image, text, None, [], request.language)
+        return answers.help_answer(request.facts.question, image, text, None, [], request.language)
     if image and answers.found_nothing(last):
         return answers.nothing(last, [image], request.language)
     said = _said(request, conversation.read(request)) if not image else None
-    return said or answers.result(image or None, last, request.language, request.question)
+    return said or answers.result(image or None, last, request.language, request.facts.question)
 
 
 def _said(request: ModelRequest, seen: conversation.Seen) -> str | None:
@@ -160,9 +161,9 @@ def _said(request: ModelRequest, seen: conversation.Seen) -> str | None:
     if tool is None:
         return None
     quoted = [q for m in request.messages for q in _QUOTED.findall(conversation.text_of(m))]
-    earlier = [request.question, *reversed(quoted), seen.previous_question]
+    earlier = [request.facts.question, *reversed(quoted), seen.previous_question]
     asked = next(
         (q for q in earlier if q and tool in rank_tools(q, request.tools, True)),
-        request.question,
+        request.facts.question,
     )
-    return answers.spoken(tool, request.observations[-1], request.language, asked)
+    return answers.spoken(tool, request.facts.observations[-1], request.language, asked)

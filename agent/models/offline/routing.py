@@ -54,15 +54,15 @@ MAX_FOLLOW_UP_CHARS = 40
 
 def decide(request: ModelRequest, seen: conversation.Seen, words: dict[str, str]) -> str | Plan:
     """The reply when it needs no plan (a question, a goodbye, a refusal), else the plan."""
-    question = request.question.strip()
+    question = request.facts.question.strip()
     if _END.match(question):
         return action(
             request, words["end_thought"], "end_conversation", {"end_phrase": words["end"]}
         )
     tools = {tool.name: tool for tool in request.tools}
     ids = seen.image_ids()
-    pending = tools.get(request.pending_tool or "")
-    if request.pending_tool and _CANCEL.search(question):
+    pending = tools.get(request.facts.pending_tool or "")
+    if request.facts.pending_tool and _CANCEL.search(question):
         # "Never mind, what time is it in London?": the open task goes, the new request runs.
         rest = _CANCEL.sub(" ", question).strip(" \t,，.。!！;；:：")
         if not rest or not rank_tools(rest, request.tools, bool(ids)):
@@ -73,7 +73,7 @@ def decide(request: ModelRequest, seen: conversation.Seen, words: dict[str, str]
         # "What time is boarding?", "几点登机？" with a boarding pass: what it shows, not a clock.
         ranked = [tool for tool in ranked if getattr(tool, "uses_images", False)]
     if pending is not None and (not ranked or ranked[0] is pending):
-        found = extract(pending, question, ids, request.known)
+        found = extract(pending, question, ids, request.facts.known)
         # A question of its own that fills nothing is a new request, not a reply; so is a
         # request about images ("read all the images", new uploads) while the open task
         # takes none.
@@ -81,7 +81,7 @@ def decide(request: ModelRequest, seen: conversation.Seen, words: dict[str, str]
             seen.turn_uploads or every_image(question, ids) or _ABOUT_IMAGE.search(question)
         )
         if found or ranked or not (_NEW_QUESTION.search(question) or about_images):
-            args = {**request.known, **found}
+            args = {**request.facts.known, **found}
             return action(request, words["pick"].format(tool=pending.name), pending.name, args)
     task = question
     if not ranked and _names_only_an_image(question) and seen.previous_question:
@@ -96,7 +96,11 @@ def decide(request: ModelRequest, seen: conversation.Seen, words: dict[str, str]
         images = ", ".join(named or gone)
         return f"Thought: {words['gone_thought']}\nAnswer: {words['gone'].format(images=images)}"
     choice = resolve_image(question, ids)
-    if request.refused_images and not seen.turn_uploads and choice.way not in ("id", "position"):
+    if (
+        request.facts.refused_images
+        and not seen.turn_uploads
+        and choice.way not in ("id", "position")
+    ):
         # What the person sent never arrived: say so, rather than answer about an older image
         # or ask them to attach what they just attached.
         wants_image = any(getattr(t, "uses_images", False) for t in ranked[:1]) or (
@@ -104,7 +108,7 @@ def decide(request: ModelRequest, seen: conversation.Seen, words: dict[str, str]
             and (_ABOUT_IMAGE.search(question) or content_of(question) or names_an_image(question))
         )
         if wants_image or (not ranked and rank_tools(question, request.tools, True)):
-            refused = words["refused"].format(reasons=" ".join(request.refused_images))
+            refused = words["refused"].format(reasons=" ".join(request.facts.refused_images))
             return f"Thought: {words['refused_thought']}\nAnswer: {refused}"
     job = Job(task, tools, ranked, ids, choice, request.language)
     # An earlier request taken up again is about the one image named now, not all of them.
@@ -205,9 +209,13 @@ def _search(pattern: str, text: str) -> bool:
 def action(request: ModelRequest, thought: str, tool: str, args: dict[str, Any]) -> str:
     """A step that calls `tool`, as the ReAct text; in the plugin-task style the Thought is the
     JSON that style's prompt asks for."""
-    if request.style == "plugin-task":
-        target = tool if tool not in CONTROL_ACTIONS else (request.pending_tool or "")
-        known = {**request.known, **args} if tool not in CONTROL_ACTIONS else dict(request.known)
+    if request.facts.style == "plugin-task":
+        target = tool if tool not in CONTROL_ACTIONS else (request.facts.pending_tool or "")
+        known = (
+            {**request.facts.known, **args}
+            if tool not in CONTROL_ACTIONS
+            else dict(request.facts.known)
+        )
         thought = json.dumps(
             {"content": thought, "tool_to_use_for_user": target, "known_params": known},
             ensure_ascii=False,
