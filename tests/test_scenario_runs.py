@@ -68,16 +68,29 @@ def result(name: str, failures: list[str], seconds: float = 1.234, calls: int = 
     return RunResult(scenario=name, file="x.yaml", turns=[turn], duration=seconds)
 
 
+def rows_files(table) -> set[str]:
+    return {row[-1] for row in table.value["data"]}
+
+
 def test_a_row_per_run_with_its_first_failure_time_and_calls():
     results = [
         result("passes", []),
         result("fails", ["turn 1: tools expected [a], saw [b]", "turn 1: another"], 0.5, 3),
     ]
     results.append(results[1].model_copy(update={"run": 2}))
-    assert table_rows(results, "en") == [
-        ["passes", "pass", "", 1.23, 2, ""],
-        ["fails", "FAIL", "turn 1: tools expected [a], saw [b]", 0.5, 3, ""],
-        ["fails [run 2]", "FAIL", "turn 1: tools expected [a], saw [b]", 0.5, 3, ""],
+    # The last column is the file each came from, by the name the batch gives it.
+    assert table_rows(results, "en", {"x.yaml": "scenarios/x.yaml"}) == [
+        ["passes", "pass", "", 1.23, 2, "", "scenarios/x.yaml"],
+        ["fails", "FAIL", "turn 1: tools expected [a], saw [b]", 0.5, 3, "", "scenarios/x.yaml"],
+        [
+            "fails [run 2]",
+            "FAIL",
+            "turn 1: tools expected [a], saw [b]",
+            0.5,
+            3,
+            "",
+            "scenarios/x.yaml",
+        ],
     ]
     assert [row[1] for row in table_rows(results, "zh")] == ["通过", "失败", "失败"]
     value = table_value(results, "zh")
@@ -90,9 +103,9 @@ def test_tokens_show_in_the_table_and_beside_the_scores_marked_where_estimated()
     guessed = Tokens(input=1200, output=34, estimated=True, cost=0.0123)
     turn = TurnResult(user="hi", outcome="answer", decision="no_tool", tokens=guessed)
     results = [RunResult(scenario="a", file="x.yaml", turns=[turn])]
-    assert table_rows(results, "en")[0][-1] == "≈1,234"
-    assert table_rows(results, "zh")[0][-1] == "约 1,234"
-    assert table_value(results, "zh")["headers"][-1] == "词元"
+    assert table_rows(results, "en")[0][-2] == "≈1,234"
+    assert table_rows(results, "zh")[0][-2] == "约 1,234"
+    assert table_value(results, "zh")["headers"][-2:] == ["词元", "文件"]
     en, zh = score_text(score(results), "en", results), score_text(score(results), "zh", results)
     assert en.endswith("**Tokens** ≈1,234 · **Cost** ≈0.0123")
     assert zh.endswith("**词元** 约 1,234 · **费用** 约 0.0123")
@@ -138,11 +151,12 @@ async def test_a_run_from_the_tab_fills_the_table_scores_and_downloads(tmp_path)
     state = page.new_state()
     uploads = [written(tmp_path, "mine.yaml", FAILING), written(tmp_path, "ok.json", "{")]
     seen = []
-    message, scores, table, _, json_btn, junit_btn = await ScenarioTab(page).run(
+    message, scores, table, _, json_btn, junit_btn, *_ = await ScenarioTab(page).run(
         ["control.yaml"], uploads, state, lambda *a, **k: seen.append(a)
     )
     try:
         assert "ok.json" in message and "Click a row" in message
+        assert rows_files(table) == {"scenarios/control.yaml", "mine.yaml"}
         assert "**Pass rate** 10/11" in scores and "Decision macro-F1" in scores
         rows = table.value["data"]
         assert rows[-1][0] == "expects the wrong tool" and rows[-1][1] == "FAIL"
@@ -173,7 +187,7 @@ async def test_stop_ends_a_run_and_keeps_the_results_of_the_scenarios_that_finis
         while len(started) < 4:  # the start, then three scenarios begun: two finished
             await asyncio.sleep(0.01)
         assert await tab.stopped(state) == gr.skip()
-        message, scores, table, batch, json_btn, _ = await run
+        message, scores, table, batch, json_btn, *_ = await run
         done = len(batch.results)
         assert done >= 2 and done < len(batch.scenarios)
         assert message.startswith(f"Stopped after {done} of {len(batch.scenarios)} scenarios")
@@ -195,7 +209,7 @@ async def test_nothing_chosen_says_so():
 async def test_a_rows_conversation_shows_as_the_chat_shows_it(tmp_path):
     page = PageHandlers(lambda prefs: OfflineModel(), Settings())
     tab = ScenarioTab(page)
-    *_, batch, _, _ = await tab.run(["images.yaml"], [], None, lambda *a, **k: None)
+    _, _, _, batch, *_ = await tab.run(["images.yaml"], [], None, lambda *a, **k: None)
     index = next(i for i, r in enumerate(batch.results) if any(t.images for t in r.turns))
     clicked = SimpleNamespace(index=[index, 0], row_value=None)
     title, chat, trace, files = tab.show_row(batch, None, None, clicked)
@@ -242,10 +256,11 @@ def test_turns_of_a_run_without_images_folder_show_no_images(tmp_path):
 async def test_a_row_of_a_sorted_table_opens_its_own_run():
     page = PageHandlers(lambda prefs: OfflineModel(), Settings())
     tab = ScenarioTab(page)
-    *_, batch, _, _ = await tab.run(["control.yaml"], [], None, lambda *a, **k: None)
+    _, _, _, batch, *_ = await tab.run(["control.yaml"], [], None, lambda *a, **k: None)
     last = batch.results[-1]
     # Sorted in the browser, the last run's row is first on screen.
-    clicked = SimpleNamespace(index=[0, 0], row_value=[last.test_name, "pass", "", 0.0, 0])
+    row = [last.test_name, "pass", "", 0.0, 0, "", "scenarios/control.yaml"]
+    clicked = SimpleNamespace(index=[0, 0], row_value=row)
     title, chat, _, files = tab.show_row(batch, None, None, clicked)
     assert last.scenario in title and chat[0]["content"][0] == last.turns[0].user
     files.close()
@@ -268,7 +283,7 @@ async def test_a_run_uses_the_model_the_sessions_settings_name(tmp_path, monkeyp
         upload = [written(tmp_path, "ok.yaml", PASSING)]
         message, *rest = await tab.run([], upload, state, lambda *a, **k: None)
         # The chat's own refusal, and nothing ran.
-        assert "not-offered" in message and rest == [gr.skip()] * 5
+        assert "not-offered" in message and rest == [gr.skip()] * 7
         assert server.requests == []
         state.prefs.model = env.default_choice().model
         message, _, table, *_ = await tab.run([], upload, state, lambda *a, **k: None)

@@ -1,9 +1,10 @@
 """One suite run against several models, side by side: a row of scores per model, then which
-model passed which scenario."""
+model passed which scenario. The command prints these tables; the Scenarios tab shows the
+same figures (`score_cells`, `verdicts`) in its own words."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,8 +40,22 @@ class ModelRun:
         return Tokens.summed(r.tokens for r in self.results)
 
 
-def _share(ratio: Ratio) -> str:
-    return "n/a" if ratio.value is None else f"{100 * ratio.value:.0f}%"
+def _share(ratio: Ratio, missing: str) -> str:
+    return missing if ratio.value is None else f"{100 * ratio.value:.0f}%"
+
+
+def score_cells(run: ModelRun, missing: str = "n/a") -> list[str]:
+    """A model's pass rate, pass^k, decision macro-F1, tool and argument accuracy; `missing`
+    where there was nothing to measure."""
+    s = run.scores
+    f1 = missing if s.decision_f1 is None else f"{s.decision_f1:.3f}"
+    return [
+        f"{s.runs.hits}/{s.runs.total}",
+        _share(s.pass_k, missing),
+        f1,
+        _share(s.tool_accuracy, missing),
+        _share(s.args_accuracy, missing),
+    ]
 
 
 def scores_table(runs: Sequence[ModelRun]) -> str:
@@ -50,18 +65,14 @@ def scores_table(runs: Sequence[ModelRun]) -> str:
     head = ["model", "pass rate", f"pass^{k}", "decision F1", "tools", "args", "tokens", "time"]
     rows: list[Sequence[str]] = [head]
     for run in runs:
-        s = run.scores
-        f1 = "n/a" if s.decision_f1 is None else f"{s.decision_f1:.3f}"
-        rows.append(
-            (run.name, f"{s.runs.hits}/{s.runs.total}", _share(s.pass_k), f1,
-             _share(s.tool_accuracy), _share(s.args_accuracy), token_figure(run.tokens) or "-",
-             f"{run.seconds:.1f}s")
-        )  # fmt: skip
+        tokens = token_figure(run.tokens) or "-"
+        rows.append((run.name, *score_cells(run), tokens, f"{run.seconds:.1f}s"))
     return _columns(rows)
 
 
-def scenarios_table(runs: Sequence[ModelRun]) -> str:
-    """A row per scenario, a column per model: PASS, FAIL, or how many of its runs passed."""
+def verdicts(runs: Sequence[ModelRun]) -> list[tuple[str, str, list[list[bool]]]]:
+    """Each scenario (its file and name, in the order they first ran) with, per model, whether
+    each of its runs passed (none when that model did not run it)."""
     order: list[tuple[str, str]] = []
     passed: dict[tuple[str, str, str], list[bool]] = {}
     for run in runs:
@@ -70,22 +81,30 @@ def scenarios_table(runs: Sequence[ModelRun]) -> str:
             if key not in order:
                 order.append(key)
             passed.setdefault((run.name, *key), []).append(result.passed)
+    return [
+        (file, scenario, [passed.get((run.name, file, scenario), []) for run in runs])
+        for file, scenario in order
+    ]
+
+
+def scenarios_table(runs: Sequence[ModelRun]) -> str:
+    """A row per scenario, a column per model: PASS, FAIL, or how many of its runs passed."""
     rows: list[Sequence[str]] = [("scenario", *(run.name for run in runs))]
-    for file, scenario in order:
-        cells = []
-        for run in runs:
-            runs_passed = passed.get((run.name, file, scenario), [])
-            cells.append(_verdict(runs_passed))
-        rows.append((cut(scenario, NAME_WIDTH), *cells))
+    for _, scenario, per_model in verdicts(runs):
+        rows.append((cut(scenario, NAME_WIDTH), *(verdict(p) for p in per_model)))
     return _columns(rows)
 
 
-def _verdict(passed: list[bool]) -> str:
+def verdict(
+    passed: list[bool], word: Callable[[bool], str] = lambda ok: "PASS" if ok else "FAIL"
+) -> str:
+    """ "-" for no run, `word(True)` when all passed, `word(False)` when none did, else how
+    many of the runs passed ("2/3")."""
     if not passed:
         return "-"
     if len(passed) > 1 and not all(passed) and any(passed):
         return f"{sum(passed)}/{len(passed)}"
-    return "PASS" if all(passed) else "FAIL"
+    return word(all(passed))
 
 
 def _columns(rows: Sequence[Sequence[str]]) -> str:
@@ -104,7 +123,7 @@ def compared_json(runs: Sequence[ModelRun], invalid: Sequence[FileError]) -> dic
     }
 
 
-def junit_path(path: str, name: str) -> Path:
+def junit_path(path: str | Path, name: str) -> Path:
     """`out.xml` for model `gpt-4o` is `out.gpt-4o.xml`: a file per model."""
     out = Path(path)
     safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)

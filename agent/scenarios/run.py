@@ -83,6 +83,32 @@ async def run_scenario(
     )
 
 
+def not_run(scenario: Scenario, reason: str, run: int = 1) -> RunResult:
+    """`scenario` as it scores when it was not run (its model could not be reached): failed,
+    each turn saying `reason`. Its turns count in no decision or accuracy, which measure
+    what a model did; the pass rate counts the scenario as failed."""
+    turns = [
+        TurnResult(
+            user=spec.user,
+            images=spec.images,
+            outcome="error",
+            decision="error",
+            text=reason,
+            error_kind="not_run",
+            failures=[f"turn {number}: not run: {reason}"],
+        )
+        for number, spec in enumerate(scenario.turns, 1)
+    ]
+    return RunResult(
+        scenario=scenario.name,
+        file=scenario.file,
+        run=run,
+        style=scenario.style,
+        language=scenario.language,
+        turns=turns,
+    )
+
+
 async def run_turn(
     agent: Agent, session: Session, scenario: Scenario, spec: TurnSpec
 ) -> TurnResult:

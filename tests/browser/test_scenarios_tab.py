@@ -156,6 +156,22 @@ def test_a_failing_upload_shows_its_reason_and_a_row_opens_its_conversation(page
     assert page.locator("#viewer-chat textarea").count() == 0
 
 
+def test_each_invalid_file_has_a_line_and_each_row_names_its_file(page, tmp_path):
+    choose(page, "control.yaml")
+    unclosed = 'name: x\nturns:\n  - user: "hi"\n    expect: [a\n'
+    upload(page, tmp_path, mine_yaml=FAILING, broken_yaml=INVALID, unclosed_yaml=unclosed)
+    run(page)
+    lines = page.locator("#scenario-message").inner_text().splitlines()
+    invalid = [line for line in lines if line.startswith("Not run, the file is invalid: ")]
+    assert [line.split(": ")[1].split(":")[0] for line in invalid] == [
+        "broken.yaml",
+        "unclosed.yaml",
+    ], lines
+    # The last column says where each scenario came from: a shipped suite or an upload.
+    expect(row(page, "expects the wrong tool")).to_contain_text("mine.yaml")
+    expect(row(page, "goodbye ends the conversation")).to_contain_text("scenarios/control.yaml")
+
+
 def test_an_invalid_file_alone_is_one_sentence(page, tmp_path):
     upload(page, tmp_path, broken_yaml=INVALID)
     page.click("#scenario-run")

@@ -9,7 +9,9 @@ from typing import Any
 import gradio as gr
 
 from ..listeners import Private
-from .handlers import ScenarioTab
+from ..page.words import PageWords
+from .handlers import COLUMN_WIDTHS, ScenarioTab
+from .rows import add_rows
 from .runs import shipped_suites
 
 
@@ -44,18 +46,25 @@ def add_scenarios_tab(page: Any, state: Any, i18n: Any, words: Any = None) -> Si
     saved_list = gr.CheckboxGroup(
         [], value=[], label=i18n("scenario_saved"), elem_id="scenario-saved", visible=False
     )
+    # Rows of settings to compare; with the first alone, a run is the Settings' run.
+    rows = add_rows(i18n, words if words is not None else PageWords(), page.access.allowed)
     with gr.Row():
         run_btn = gr.Button(i18n("scenario_run"), variant="primary", elem_id="scenario-run")
         stop_btn = gr.Button(i18n("stop"), variant="stop", elem_id="scenario-stop")
-    message = gr.Markdown(elem_id="scenario-message")
+    message = gr.Markdown(elem_id="scenario-message", line_breaks=True)
     scores = gr.Markdown(elem_id="scenario-scores")
+    # After a run with several rows: a row of scores per model (the table below then says
+    # which model passed which scenario).
+    compared = gr.Dataframe(
+        interactive=False, visible=False, elem_id="scenario-compared", show_label=False
+    )
     table = gr.Dataframe(
         interactive=False,
         wrap=True,
         visible=False,
         elem_id="scenario-results",
         show_label=False,
-        column_widths=["24%", "8%", "42%", "8%", "8%", "10%"],
+        column_widths=list(COLUMN_WIDTHS),
     )
     with gr.Row():
         json_btn = gr.DownloadButton(
@@ -64,6 +73,13 @@ def add_scenarios_tab(page: Any, state: Any, i18n: Any, words: Any = None) -> Si
         junit_btn = gr.DownloadButton(
             i18n("scenario_download_junit"), interactive=False, size="sm", elem_id="scenario-junit"
         )
+    junit_files = gr.File(
+        label=i18n("compare_junit_files"),
+        file_count="multiple",
+        interactive=False,
+        visible=False,
+        elem_id="scenario-junit-files",
+    )
     with gr.Accordion(i18n("viewer_open"), open=True, elem_id="conversation-open") as opener:
         viewer_intro = gr.Markdown(i18n("viewer_intro"))
         conversation_file = gr.File(
@@ -95,8 +111,8 @@ def add_scenarios_tab(page: Any, state: Any, i18n: Any, words: Any = None) -> Si
 
     run_btn.click(
         tab.run,
-        [suites, uploads, state, saved_list, saved],
-        [message, scores, table, batch, json_btn, junit_btn],
+        [suites, uploads, state, saved_list, saved, rows.shown, *rows.cells],
+        [message, scores, table, batch, json_btn, junit_btn, compared, junit_files],
         show_progress_on=[message],
         **quiet,
     )
@@ -120,6 +136,7 @@ def add_scenarios_tab(page: Any, state: Any, i18n: Any, words: Any = None) -> Si
             (stop_btn, {"value": "stop"}),
             (json_btn, {"value": "scenario_download_json"}),
             (junit_btn, {"value": "scenario_download_junit"}),
+            (junit_files, {"label": "compare_junit_files"}),
             (opener, {"label": "viewer_open"}),
             (viewer_intro, {"value": "viewer_intro"}),
             (conversation_file, {"label": "viewer_file_label"}),

@@ -28,6 +28,9 @@ from tools.ocr.pool import READER
 from ..conversations.view import scenario_turns, viewer_values
 from ..labels import t
 from ..page.state import sessions_root, traces_root
+from .comparison import Comparison, clicked
+from .contenders import contenders
+from .rows import read_rows
 from .runs import (
     Batch,
     agent_prefs,
@@ -38,10 +41,19 @@ from .runs import (
     table_value,
     write_downloads,
 )
+from .several import run_several
 
 log = logging.getLogger(__name__)
 
 READ_DEADLINE = 20.0
+# The run's outputs after the message, when a run does not happen.
+SKIPPED = (gr.skip(),) * 7
+# Each sentence of the message line on a line of its own (the line breaks Markdown keeps).
+LINE = "\n"
+# The results table's columns: the scenario, the result, the first failure, time, calls,
+# tokens, file. In pixels, not shares of the page: on a phone the table scrolls in its own
+# box instead of squeezing a number into a column one character wide.
+COLUMN_WIDTHS = ("220px", "80px", "420px", "90px", "100px", "100px", "220px")
 
 
 class ViewerFiles:
@@ -89,11 +101,20 @@ class ScenarioTab:
         progress: gr.Progress = gr.Progress(),  # noqa: B008 (how Gradio asks for a progress bar)
         saved_keys: list[str] | None = None,
         saved: Any = None,
+        shown: list[bool] | None = None,
+        *cells: Any,
     ) -> tuple:
+        """Run the chosen files with each row of settings (`shown` and `cells`, the rows'
+        inputs: `ui.scenarios_tab.rows`); one row, or none, is one run with the Settings.
+        Outputs: the message, the scores, the results table, the batch (or comparison), the
+        JSON download, the JUnit download, the comparison table, the JUnit files per model."""
         # The settings as they are now: a change made while it runs is for the next run.
         prefs = replace(state.prefs if state else self.page.prefs0)
         language = prefs.language
         self.touch(state)
+        lanes, sentences = contenders(read_rows(shown, cells), prefs, language)
+        if not lanes:
+            return (LINE.join(sentences), *SKIPPED)
         # Off the event loop: a file is bounded before it is parsed, and a deadline bounds
         # the whole of reading them, so one upload cannot hold everyone's page.
         # Scenarios saved from the chat (`saved`, ui.saved_scenarios) that are ticked to run.
@@ -109,14 +130,17 @@ class ScenarioTab:
                 what="reading scenario files",
             )
         except Overdue:
-            return (t("scenario_read_slow", language), *[gr.skip()] * 5)
-        sentences = [invalid_sentence(error, language) for error in batch.invalid]
+            return (t("scenario_read_slow", language), *SKIPPED)
+        sentences += [invalid_sentence(error, language) for error in batch.invalid]
         if not batch.scenarios and not batch.invalid:
-            return (t("scenario_nothing", language), *[gr.skip()] * 5)
+            return (t("scenario_nothing", language), *SKIPPED)
+        if batch.scenarios and len(lanes) > 1:
+            return await run_several(self, batch, lanes, state, progress, sentences)
+        prefs = lanes[0].prefs
         if batch.scenarios:
             problem = await self._model_problem(state, prefs)
             if problem:
-                return (" ".join([problem, *sentences]), *[gr.skip()] * 5)
+                return (LINE.join([problem, *sentences]), *SKIPPED)
             total = len(batch.scenarios)
 
             def step(index: int, scenario: Any) -> None:
@@ -124,42 +148,55 @@ class ScenarioTab:
                 progress((index, total), desc=desc, unit=t("scenario_unit", language))
 
             progress((0, total), desc=t("scenario_starting", language))
-            admit = None
-            if prefs.source != "offline":
-                # The service's turn limits count each turn a run sends to a hosted model,
-                # before it runs, with the page's own turns.
-                access = self.page.access
-                admit = functools.partial(access.admit, state, prefs=prefs, client=access.client())
-            READER.set(self.page.access.client())  # the OCR workers are shared fairly
-            running = run_batch(
-                batch,
-                lambda: self.page.make_model(prefs),
-                # Nobody is there to approve a call: the operator's policy decides (ask: never).
-                lambda scenario, model: self.page.agent_for(
-                    agent_prefs(prefs, scenario), model, scenario.approval, attended=False
-                ),
-                step,
-                admit,
-            )
+            running = run_batch(batch, step=step, **self.runner(state, prefs))
             stopped = await self._until_stopped(running, state)
             if stopped or batch.refused:
                 done = len(batch.results)
                 said = t("scenario_stopped", language).format(done=done, total=total)
                 sentences.insert(0, f"{said} {batch.refused}" if batch.refused else said)
         self.touch(state)
-        folder = state.folder if state is not None else Path(tempfile.mkdtemp(dir=traces_root()))
         # Writing the results is bounded by the run's turns, but not instant: off the loop.
-        json_file, junit_file = await asyncio.to_thread(write_downloads, batch, folder)
+        json_file, junit_file = await asyncio.to_thread(write_downloads, batch, self.folder(state))
         if batch.results:
             sentences.append(t("scenario_click_row", language))
         return (
-            " ".join(sentences),
+            LINE.join(sentences),
             score_text(batch.scores(), language, batch.results) if batch.results else "",
-            gr.Dataframe(value=table_value(batch.results, language), visible=bool(batch.results)),
+            gr.Dataframe(
+                value=table_value(batch.results, language, batch.names),
+                visible=bool(batch.results),
+                column_widths=list(COLUMN_WIDTHS),
+            ),
             batch,
             gr.DownloadButton(value=json_file, interactive=True),
-            gr.DownloadButton(value=junit_file, interactive=True),
+            gr.DownloadButton(value=junit_file, interactive=True, visible=True),
+            gr.Dataframe(visible=False),
+            gr.File(value=None, visible=False),
         )
+
+    def runner(self, state: Any, prefs: Any) -> dict[str, Any]:
+        """How a run with `prefs` makes its model and its agents, and counts its turns: the
+        arguments of `run_batch` by name."""
+        admit = None
+        if prefs.source != "offline":
+            # The service's turn limits count each turn a run sends to a hosted model,
+            # before it runs, with the page's own turns.
+            access = self.page.access
+            admit = functools.partial(access.admit, state, prefs=prefs, client=access.client())
+        READER.set(self.page.access.client())  # the OCR workers are shared fairly
+        return {
+            "make_model": lambda: self.page.make_model(prefs),
+            # Nobody is there to approve a call: the operator's policy decides (ask: never).
+            "make_agent": lambda scenario, model: self.page.agent_for(
+                agent_prefs(prefs, scenario), model, scenario.approval, attended=False
+            ),
+            "admit": admit,
+        }
+
+    @staticmethod
+    def folder(state: Any) -> Path:
+        """Where a run's downloads are written: the session's trace folder."""
+        return state.folder if state is not None else Path(tempfile.mkdtemp(dir=traces_root()))
 
     async def _model_problem(self, state: Any, prefs: Any) -> str | None:
         """Why the session's settings cannot run scenarios now, or None: the same checks a
@@ -208,20 +245,35 @@ class ScenarioTab:
         return gr.skip()  # with no run, what the message line says stays
 
     def show_row(
-        self, batch: Batch | None, files: ViewerFiles | None, state: Any, evt: gr.SelectData
+        self,
+        batch: Batch | Comparison | None,
+        files: ViewerFiles | None,
+        state: Any,
+        evt: gr.SelectData,
     ) -> tuple:
-        """The clicked row's conversation and trace, as the chat tab shows a conversation."""
-        index = _clicked_run(batch, evt)
-        if batch is None or index is None:
-            return gr.skip(), gr.skip(), gr.skip(), files
-        result = batch.results[index]
+        """The clicked row's conversation and trace, as the chat tab shows a conversation;
+        after a run with several rows, the run of the clicked cell's model."""
+        language = self.language(state)
+        if isinstance(batch, Comparison):
+            index = evt.index if isinstance(evt.index, list | tuple) else [evt.index, 0]
+            found = clicked(batch, getattr(evt, "row_value", None), index[-1])
+            if found is None:
+                return gr.skip(), gr.skip(), gr.skip(), files
+            lane, result = found
+            batch = lane.batch
+            words = {"name": result.test_name, "model": lane.name}
+            title = t("viewer_scenario_model", language).format(**words)
+        else:
+            index = _clicked_run(batch, evt)
+            if batch is None or index is None:
+                return gr.skip(), gr.skip(), gr.skip(), files
+            result = batch.results[index]
+            title = t("viewer_scenario", language).format(name=result.test_name)
         files = files or ViewerFiles()
         folder = files.fresh()
         turns = scenario_turns(result, batch.image_dirs.get(result.file), folder)
-        language = self.language(state)
         chat, trace = viewer_values(turns, language)
         files.shown(folder)
-        title = t("viewer_scenario", language).format(name=result.test_name)
         return f"**{title}**", chat, trace, files
 
     def open_file(self, file: Any, files: ViewerFiles | None, state: Any) -> tuple:
@@ -260,6 +312,9 @@ def _clicked_run(batch: Batch | None, evt: Any) -> int | None:
     names = [result.test_name for result in batch.results]
     if isinstance(row, list | tuple) and row and row[0] in names:
         same = [i for i, name in enumerate(names) if name == row[0]]
+        # Scenarios of one name in different files: the row's file (its last cell) tells.
+        files = [batch.names.get(r.file, r.file) for r in batch.results]
+        same = [i for i in same if files[i] == row[-1]] or same
         return index if index in same else same[0]
     return index if isinstance(index, int) and 0 <= index < len(names) else None
 

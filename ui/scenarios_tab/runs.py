@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import html
-from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -164,11 +164,13 @@ async def run_batch(
     make_agent: Callable[[Scenario, Any], Any],
     step: Callable[[int, Scenario], Awaitable[None] | None] | None = None,
     admit: Callable[[], str | None] | None = None,
+    give_up: Callable[[RunResult], bool] | None = None,
 ) -> Batch:
     """Run the batch's scenarios one after another, each with a fresh model; `step(i,
     scenario)` is told before each (the page's progress bar). With `admit`, each turn is
     counted before it runs; the first it refuses stops the run, its sentence in
-    `batch.refused`, and the scenario under way is dropped, as Stop drops it."""
+    `batch.refused`, and the scenario under way is dropped, as Stop drops it. With
+    `give_up`, a result it says True of is the last: the scenarios after it do not run."""
     if admit is not None:
         make_agent = _counted(make_agent, admit)
     for index, scenario in enumerate(batch.scenarios):
@@ -182,6 +184,8 @@ async def run_batch(
             batch.refused = refused.sentence
             break
         batch.results.append(result)
+        if give_up is not None and give_up(result):
+            break
     return batch
 
 
@@ -208,13 +212,18 @@ TABLE_COLUMNS = (
     "col_time",
     "col_calls",
     "col_tokens",
+    "col_file",
 )
 
 
-def table_rows(results: Sequence[RunResult], language: str) -> list[list[Any]]:
+def table_rows(
+    results: Sequence[RunResult], language: str, names: Mapping[str, str] | None = None
+) -> list[list[Any]]:
     """One row per scenario run: name, pass or fail, the first failed expectation with what
-    was seen, seconds, model calls, tokens ("≈1,234" / "约 1,234" where estimated)."""
+    was seen, seconds, model calls, tokens ("≈1,234" / "约 1,234" where estimated), and the
+    file it came from (by its name in `names`, the batch's)."""
     passed, failed = t("scenario_pass", language), t("scenario_fail", language)
+    names = names or {}
     return [
         [
             result.test_name,
@@ -223,6 +232,7 @@ def table_rows(results: Sequence[RunResult], language: str) -> list[list[Any]]:
             round(result.duration, 2),
             result.model_calls,
             token_cell(result.tokens, language),
+            names.get(result.file, result.file),
         ]
         for result in results
     ]
@@ -237,10 +247,12 @@ def about(figure: str, estimated: bool, language: str) -> str:
     return t("about_figure", language).format(n=figure) if estimated else figure
 
 
-def table_value(results: Sequence[RunResult], language: str) -> dict[str, Any]:
+def table_value(
+    results: Sequence[RunResult], language: str, names: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     return {
         "headers": [t(key, language) for key in TABLE_COLUMNS],
-        "data": table_rows(results, language),
+        "data": table_rows(results, language, names),
     }
 
 
