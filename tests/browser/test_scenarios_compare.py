@@ -276,3 +276,33 @@ def test_junit_files_need_no_remove_button(page):
     named = files.get_by_role("cell", name="scenario-results.scripted.xml")
     expect(named).to_be_visible(timeout=120_000)
     expect(files.get_by_role("button", name=re.compile("Remove|Clear"))).to_have_count(0)
+
+
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+def test_axe_finds_no_serious_problem_in_the_rows_and_the_comparison(chromium, url, locale):
+    pytest.importorskip("axe_playwright_python")
+    from tests.support.page_driver import serious_violations
+
+    context = chromium.new_context(locale=locale, viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    try:
+        page.set_default_timeout(60_000)
+        page.goto(url)
+        page.wait_for_selector("#input textarea")
+        page.get_by_role("tab", name=re.compile("Scenarios|测试场景")).click()
+        page.locator("#scenario-suites input").click()
+        page.get_by_role("option", name="control.yaml").click()
+        page.keyboard.press("Escape")
+        page.locator("#scenario-compare").get_by_text(re.compile("Compare models|比较模型")).click()
+        page.click("#scenario-row-add")
+        field = page.locator("#scenario-row-2-model input")
+        field.fill("offline")  # the offline model, beside the Settings' scripted one
+        field.press("Enter")
+        page.keyboard.press("Escape")
+        expect(field).to_have_value(re.compile("Offline model|离线演示模型"))
+        assert serious_violations(page) == [], "the rows"
+        page.click("#scenario-run")
+        expect(page.locator("#scenario-junit-files")).to_be_visible(timeout=120_000)
+        assert serious_violations(page) == [], "the comparison"
+    finally:
+        context.close()
