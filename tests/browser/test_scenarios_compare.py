@@ -303,6 +303,16 @@ def test_axe_finds_no_serious_problem_in_the_rows_and_the_comparison(chromium, u
         assert serious_violations(page) == [], "the rows"
         page.click("#scenario-run")
         expect(page.locator("#scenario-junit-files")).to_be_visible(timeout=120_000)
+        # The message line fades while its update lands; axe reads it once it is whole.
+        page.wait_for_function(
+            """() => {
+                let node = document.querySelector('#scenario-message .prose');
+                for (; node; node = node.parentElement) {
+                    if (getComputedStyle(node).opacity !== '1') return false;
+                }
+                return true;
+            }"""
+        )
         assert serious_violations(page) == [], "the comparison"
     finally:
         context.close()
