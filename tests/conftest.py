@@ -199,3 +199,11 @@ async def collect(agent, text, images=(), session=None):
 
 def types(events):
     return [event.type for event in events]
+
+
+@pytest.fixture
+def no_model_env(monkeypatch):
+    """No model named by the environment: the page and the CLI fall back to the offline model,
+    whatever the machine running the tests has set."""
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENT_MODEL", "HF_TOKEN"):
+        monkeypatch.delenv(name, raising=False)

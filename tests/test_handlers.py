@@ -21,10 +21,7 @@ from ui.page.values import page_values
 ECHO = ['Thought: echo it.\nAction: echo\nAction Input: {"text": "hi"}', "Answer: It said hi."]
 
 
-@pytest.fixture(autouse=True)
-def no_model_env(monkeypatch):
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENT_MODEL", "HF_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
+pytestmark = pytest.mark.usefixtures("no_model_env")
 
 
 def handlers(*replies: str, delay: float = 0.0, tools=None) -> PageHandlers:

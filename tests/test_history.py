@@ -34,10 +34,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
 KEY = "sk-test-never-in-the-browser-4242"
 
 
-@pytest.fixture(autouse=True)
-def no_model_env(monkeypatch):
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENT_MODEL", "HF_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
+pytestmark = pytest.mark.usefixtures("no_model_env")
 
 
 async def run(stream) -> list[tuple]:

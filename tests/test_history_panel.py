@@ -26,10 +26,7 @@ SETTINGS = ["source", "base_url", "model", "api_key", "temperature", "max_steps"
 SETTINGS += ["image_detail", "language", "style"]
 
 
-@pytest.fixture(autouse=True)
-def no_model_env(monkeypatch):
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENT_MODEL", "HF_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
+pytestmark = pytest.mark.usefixtures("no_model_env")
 
 
 async def run(stream) -> list[tuple]:

@@ -29,10 +29,7 @@ SIZES = ["1600x1000", "700x900", "900x520"]  # what image_info says of each
 SETTINGS = ["source", "base_url", "model", "api_key", "temperature", "max_steps"]
 
 
-@pytest.fixture(autouse=True)
-def no_model_env(monkeypatch):
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENT_MODEL", "HF_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
+pytestmark = pytest.mark.usefixtures("no_model_env")
 
 
 @pytest.fixture

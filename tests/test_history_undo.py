@@ -37,10 +37,7 @@ SETTINGS += ["image_detail", "language", "style"]
 CHANGES, LIST = 5, 6
 
 
-@pytest.fixture(autouse=True)
-def no_model_env(monkeypatch):
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENT_MODEL", "HF_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
+pytestmark = pytest.mark.usefixtures("no_model_env")
 
 
 @pytest.fixture
@@ -387,7 +384,7 @@ NOON = datetime(2025, 3, 12, 12, 0, tzinfo=UTC).timestamp()
         (NOON - 400 * 86400, "en", UTC, "Receipt total · 3 turns · Feb 6, 2024"),
         (NOON - 400 * 86400, "zh", UTC, "Receipt total · 3 轮 · 2024年2月6日"),
         (NOON - 3 * 3600, "en", None, "Receipt total · 3 turns · 09:00 UTC"),
-        (NOON - 3 * 3600, "zh", None, "Receipt total · 3 轮 · 09:00（UTC）"),
+        (NOON - 3 * 3600, "zh", None, "Receipt total · 3 轮 · 09:00（UTC 时间）"),
         # Shanghai is 8 hours ahead: 09:00 UTC is 17:00 there, the same day.
         (NOON - 3 * 3600, "en", ZoneInfo("Asia/Shanghai"), "Receipt total · 3 turns · 17:00"),
         # Los Angeles (daylight time, 7 hours behind): 01:00 UTC on the 12th is the 11th there.

@@ -32,10 +32,7 @@ from ui.trace.view import TurnView
 CJK = re.compile(r"[\u3400-\u9fff]")
 
 
-@pytest.fixture(autouse=True)
-def no_model_env(monkeypatch):
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENT_MODEL", "HF_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
+pytestmark = pytest.mark.usefixtures("no_model_env")
 
 
 def keys(table: dict, prefix: str = "") -> set[str]:

@@ -40,6 +40,4 @@ async def test_prepared_images_are_refused_in_the_turns_language(tmp_path):
     fake = tmp_path / "scan.pdf"
     fake.write_bytes(b"%PDF-1.4 not really")
     good, refused = await prepare_images(ImageStore(tmp_path / "store"), [fake], "zh-CN")
-    assert good == [] and refused == [
-        "“scan.pdf”是无法读取的 PDF，可能已损坏。"
-    ]
+    assert good == [] and refused == ["“scan.pdf”是无法读取的 PDF，可能已损坏。"]

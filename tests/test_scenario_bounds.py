@@ -24,10 +24,7 @@ from ui.scenarios_tab.runs import collect, invalid_sentence
 CATASTROPHIC = r"(.|.)*QQQ"
 
 
-@pytest.fixture(autouse=True)
-def no_model_env(monkeypatch):
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENT_MODEL", "HF_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
+pytestmark = pytest.mark.usefixtures("no_model_env")
 
 
 def written(folder: Path, name: str, text: str) -> Path:

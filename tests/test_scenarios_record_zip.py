@@ -22,10 +22,7 @@ from ui.handlers import PageHandlers
 SIGN = Path(__file__).resolve().parent.parent / "assets" / "examples" / "sign.png"
 
 
-@pytest.fixture(autouse=True)
-def no_model_env(monkeypatch):
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENT_MODEL", "HF_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
+pytestmark = pytest.mark.usefixtures("no_model_env")
 
 
 @pytest.fixture
