@@ -141,6 +141,8 @@ def test_a_reload_keeps_the_waiting_call_and_then_the_always(page):
              && (localStorage.getItem(k) || '').includes('"allowed_tools":["order"]'))"""
     )
     page.reload()
+    # A message sent before the page has restored its conversation starts one of its own.
+    sync_api.expect(page.locator("#chat")).to_contain_text("Two teas are on their way.")
     ask(page, "two more")
     answered(page, "And two more.")
     assert SENT == [{"item": "tea", "count": 2}] * 2
