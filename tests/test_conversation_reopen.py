@@ -15,6 +15,7 @@ import pytest
 
 from agent.config import Settings
 from agent.conversation_file import UnreadableFile
+from agent.conversation_file import reopen as reopen_module
 from agent.conversation_file.reopen import RefusedImage, reopen_conversation
 from agent.models import OfflineModel
 from tests.support.bounded import run_bounded
@@ -237,3 +238,63 @@ def test_each_refusal_is_one_sentence_in_both_languages(files, tmp_path):
         reopen_conversation(files["pixels"], tmp_path / "opened", Settings())
     assert sentence(caught.value, "en").startswith("The image img_1 in this file is not one")
     assert "10900x10900" in sentence(caught.value, "en")
+
+
+# -- texts past what the page writes -------------------------------------------------------
+
+ANSWERED = [
+    {"type": "run_started", "run_id": "r1", "model": "m"},
+    {"type": "answer", "text": "fine"},
+    {
+        "type": "run_finished",
+        "status": "answered",
+        "model": "m",
+        "model_calls": 1,
+        "steps": 0,
+        "duration": 0.1,
+    },
+]
+
+
+def text_turn(text: str = "hi", answer: str = "fine", number: int = 1) -> dict:
+    events = [{**e, "text": answer} if e["type"] == "answer" else e for e in ANSWERED]
+    return {"number": number, "text": text, "images": [], "status": "answered", "events": events}
+
+
+def test_each_text_is_held_to_what_the_page_writes(tmp_path):
+    words = Settings().max_message_chars
+    step = reopen_module.MAX_STEP_CHARS
+    long_memory = {"history": [{"user_text": "w" * (words + 1)}]}
+    cases = {
+        # 7 million characters: under the JSON's 8 MB, and once held a tab for 18 minutes.
+        "seven_million": {"turns": [text_turn("x" * 7_000_000)]},
+        "one_past_the_input": {"turns": [text_turn("x" * (words + 1))]},
+        "a_long_answer": {"turns": [text_turn(answer="a" * (step + 1))]},
+        "a_long_remembered_question": {"turns": [text_turn()], "memory": long_memory},
+        "a_long_label": {"turns": [text_turn()], "images": [{**IMAGE, "label": "l" * (step + 1)}]},
+        "words_that_are_no_text": {"turns": [{**text_turn(), "text": ["w" * 9_000] * 2}]},
+    }
+    for name, data in cases.items():
+        with pytest.raises(UnreadableFile) as caught:
+            image = {"images/img_1.png": tiny_png()}
+            path = zipped(tmp_path / f"{name}.zip", data, **image)
+            reopen_conversation(path, tmp_path / name, Settings())
+        assert caught.value.reason == "too_big", name
+        assert (
+            sentence(caught.value, "en") == "This file is too large to be a conversation download."
+        )
+        left = tmp_path / name
+        assert not left.exists() or not any(left.iterdir()), name
+    # At the bounds, it opens.
+    at_bounds = {"turns": [text_turn("x" * words, "a" * step)]}
+    opened = reopen_conversation(
+        zipped(tmp_path / "at.zip", at_bounds), tmp_path / "at", Settings()
+    )
+    assert len(opened.turns[0]["text"]) == words
+
+
+def test_turns_are_numbered_by_their_place_whatever_the_file_says(tmp_path):
+    data = {"turns": [text_turn(number=3), text_turn(number=3), text_turn(number=10**9)]}
+    opened = reopen_conversation(zipped(tmp_path / "n.zip", data), tmp_path / "n", Settings())
+    assert [turn["number"] for turn in opened.turns] == [1, 2, 3]
+    assert [turn["status"] for turn in opened.turns] == ["answered"] * 3

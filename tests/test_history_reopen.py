@@ -8,7 +8,9 @@ that cannot be opened is one sentence and changes nothing."""
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
+import zipfile
 from pathlib import Path
 
 import gradio as gr
@@ -16,12 +18,14 @@ import pytest
 import segno
 
 from agent.config import Settings
+from agent.conversation_file.reopen import MAX_STEP_CHARS, reopen_conversation
 from agent.models import OfflineModel
 from tests.support.held_model import Gate, HeldBefore
 from tests.support.history_browser import BrowserStorage
 from tools import default_tools
 from ui.conversations.handlers import History
-from ui.conversations.reopen import Reopener
+from ui.conversations.kept import CONVERSATION_BYTES
+from ui.conversations.reopen import Reopener, kept_size, stored_form
 from ui.handlers import PageHandlers
 from ui.page.values import chat_messages
 
@@ -161,3 +165,80 @@ async def test_a_turn_running_in_the_tab_ends_as_open_ends_it(browser, tools, qr
     kept = {c["id"]: c for c in browser.kept(tab)["conversations"]}
     assert kept[left]["turns"][0]["status"] == "stopped"
     state.close()
+
+
+def crafted(download: Path, target: Path, answers: list[int], text: str = "what is 6*7") -> Path:
+    """The text-only download `download` with one turn of it made into `len(answers)` turns,
+    each answer of the length given, all numbered 1 (the page numbers them itself)."""
+    with zipfile.ZipFile(download) as archive:
+        data = json.loads(archive.read("conversation.json"))
+    (turn,) = data["turns"]
+    turns = []
+    for length in answers:
+        events = [
+            {**e, "text": "a" * length} if e["type"] == "answer" else e for e in turn["events"]
+        ]
+        turns.append({**turn, "text": text, "number": 1, "events": events})
+    data["turns"] = turns
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("conversation.json", json.dumps(data))
+    return target
+
+
+def kept_size_of(path: Path, state, folder: Path) -> int:
+    """The size the opened file takes in the browser, as opening it measures it."""
+    opened = reopen_conversation(path, folder, state.env)
+    return kept_size(stored_form(opened, state.conversation_id, "session-abcdefgh"), state)
+
+
+async def test_a_file_larger_than_the_browser_keeps_is_refused_and_changes_nothing(
+    browser, tools, tmp_path
+):
+    page, history = panel(tools)
+    tab = browser.tab()
+    state = await said(page, history, tab, "what is 6*7")
+    before, chat = browser.kept(tab), chat_messages(state)
+    huge = crafted(Path(state.trace_file), tmp_path / "huge.zip", [10], text="x" * 7_000_000)
+    several = crafted(Path(state.trace_file), tmp_path / "several.zip", [MAX_STEP_CHARS] * 20)
+    for path in (huge, several):
+        with pytest.warns(UserWarning, match="too large to be a conversation download"):
+            values = await Reopener(history).open(str(path), state)
+        assert values == tuple(gr.skip() for _ in range(7 + len(SETTINGS)))
+        assert chat_messages(state) == chat and browser.kept(tab) == before
+    state.close()
+
+
+async def test_one_at_the_browsers_bound_survives_a_reload_numbered_one_to_n(
+    browser, tools, tmp_path
+):
+    page, history = panel(tools)
+    tab = browser.tab()
+    state = await said(page, history, tab, "what is 6*7")
+    download = Path(state.trace_file)
+    answers = [60_000] * 16
+    measure = page.new_state()
+    size = kept_size_of(crafted(download, tmp_path / "m.zip", answers), measure, tmp_path / "m")
+    # Each character of an answer is a byte: spread what is left over them all.
+    share, rest = divmod(CONVERSATION_BYTES - size, len(answers))
+    answers = [length + share for length in answers]
+    answers[-1] += rest
+    at_bound = crafted(download, tmp_path / "at.zip", answers)
+    assert kept_size_of(at_bound, measure, tmp_path / "a") == CONVERSATION_BYTES
+    answers[-1] += 1
+    past = crafted(download, tmp_path / "past.zip", answers)
+    with pytest.warns(UserWarning, match="too large to be a conversation download"):
+        await Reopener(history).open(str(past), state)
+    values = await Reopener(history).open(str(at_bound), state)
+    tab.apply(values[5])
+    opened = values[2]
+    assert [record.view.number for record in opened.turns] == list(range(1, 17))
+    tab.reload()
+    again = page.new_state()
+    _, _, again, *_ = history.load(again, tab.payload())
+    assert again.conversation_id == opened.conversation_id
+    assert [record.view.number for record in again.turns] == list(range(1, 17))
+    assert [len(record.view.answer) for record in again.turns] == [*answers[:-1], answers[-1] - 1]
+    kept = {c["id"]: c for c in browser.kept(tab)["conversations"]}[opened.conversation_id]
+    assert [turn["number"] for turn in kept["turns"]] == list(range(1, 17))
+    for done in (state, measure, again):
+        done.close()

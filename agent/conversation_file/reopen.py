@@ -1,7 +1,9 @@
 """A downloaded conversation opened again to go on with it: what the chat needs of the zip
 (`ui.conversations.reopen` makes it the page's conversation).
 
-The zip is read within the viewer's bounds (`reader`), then held to what the page writes: every
+The zip is read within the viewer's bounds (`reader`), then held to what the page writes: the
+person's words in each turn are no longer than the input takes (`Settings.max_message_chars`),
+and every other text (an answer, a step, a label) no longer than MAX_STEP_CHARS; every
 image id has the page's shape (`img_3`); each image it lists is in it and passes the checks an
 upload passes (`agent.images.store`: its bytes, its pixels, the memory decoding it takes, the
 formats), and is prepared again as an upload is, under its own id, so that "img_2" in the next
@@ -38,7 +40,11 @@ from .reader import MAX_ENTRIES, MAX_TURNS, UnreadableFile, ViewedTurn, load_con
 IMAGE_ID = re.compile(r"img_\d{1,9}")
 # An image's facts that its file decides: read from the checked copy, never from the file's word.
 _CHECKED = frozenset({"id", "width", "height", "media_type", "path", "digest"})
-_STATUSES = frozenset({"answered", "asked", "ended", "error", "stopped"})
+# The longest text one answer or step of the page's own download holds, with room to spare: a
+# model's reply stops at 2,048 tokens of at most 8 characters (`agent.models.openai_compat`),
+# and a tool's text is a few thousand characters. The browser draws every text of a turn it
+# shows; one of 7 million characters held a tab for minutes.
+MAX_STEP_CHARS = 64_000
 
 
 class RefusedImage(UnreadableFile):
@@ -93,6 +99,10 @@ def reopen_conversation(path: str | Path, folder: str | Path, settings: Settings
             raise RefusedImage(conversation.missing_images[0])
         data = conversation.data
         listed = data["turns"]
+        check_texts(data, settings.max_message_chars)
+        # A turn's words that were no text in the file are read as one (`reader`).
+        if any(len(turn.text) > settings.max_message_chars for turn in conversation.turns):
+            raise UnreadableFile("too_big", "a turn's words are longer than the input takes")
         _check_ids(data)
         uploads = {i for turn in listed for i in turn.get("images") or ()}
         memory = _memory(data.get("memory"))
@@ -116,6 +126,39 @@ def reopen_conversation(path: str | Path, folder: str | Path, settings: Settings
         history = _rebuilt(conversation.turns, listed)[-keep:]
         return Reopened(turns, history, None, None, images)
     return Reopened(turns, memory.history[-keep:], memory.task, memory.approval, images)
+
+
+def check_texts(data: dict[str, Any], words_chars: int) -> None:
+    """`UnreadableFile` ("too_big") unless the person's words (each turn's `text`, and
+    `user_text` in the memory's history) are at most `words_chars` characters, and every other
+    text of the file, keys too, at most MAX_STEP_CHARS. Costs one walk over what was parsed."""
+    # Each list or object with where it is in the file (`_INSIDE`).
+    stack: list[tuple[Any, str]] = [(data, "file")]
+    while stack:
+        value, where = stack.pop()
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, inner in items:
+            if isinstance(key, str) and len(key) > MAX_STEP_CHARS:
+                raise UnreadableFile("too_big", "a key longer than any text the page writes")
+            if isinstance(inner, str):
+                words = (where, key) in (("turn", "text"), ("remembered", "user_text"))
+                if len(inner) > (words_chars if words else MAX_STEP_CHARS):
+                    raise UnreadableFile("too_big", f"a text of {len(inner):,} characters")
+            elif isinstance(inner, dict | list):
+                inside = _INSIDE.get((where, key if isinstance(key, str) else None), "")
+                stack.append((inner, inside))
+
+
+# Where a list or object is, from where the one holding it is and its key there (None for an
+# item of a list): the file's turns and each of them, the memory's history and each of its
+# turns; anything else is "".
+_INSIDE: dict[tuple[str, str | None], str] = {
+    ("file", "turns"): "turns",
+    ("turns", None): "turn",
+    ("file", "memory"): "memory",
+    ("memory", "history"): "history",
+    ("history", None): "remembered",
+}
 
 
 def _check_ids(data: dict[str, Any]) -> None:
@@ -179,12 +222,14 @@ def _checked(
 
 
 def _turn(viewed: ViewedTurn, said: dict[str, Any], position: int) -> dict[str, Any]:
-    """A turn as the download has it, read back: its events checked, without paths."""
-    number = said.get("number")
-    ok = isinstance(number, int) and not isinstance(number, bool) and 1 <= number <= 10**9
-    status = viewed.status if viewed.status in _STATUSES else "stopped"
+    """A turn as the download has it, read back: its events checked, without paths. It is
+    numbered by its place, whatever the file says: the page numbers the next turn after the
+    ones it has, so the numbers must be 1..n. How it ended is what its events say, as the page
+    says it of a turn it restores (`ui.conversations.export.turn_status`)."""
+    finished = next((e for e in viewed.events if e.type == "run_finished"), None)
+    status = getattr(finished, "status", None) or "stopped"
     return {
-        "number": number if ok else position,
+        "number": position,
         "text": viewed.text,
         "images": list(said.get("images") or []),
         "status": status,

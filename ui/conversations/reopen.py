@@ -7,7 +7,8 @@ one (`ui.conversations.stored`) under a new id, and opens as a past conversation
 opened one takes its place and the browser keeps it at once. The settings stay as they are.
 
 A file that cannot be opened is one sentence saying why, and nothing changes: the conversation
-shown, what the input holds and the settings stay.
+shown, what the input holds and the settings stay. So is one larger than the browser keeps of a
+conversation.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import asyncio
 import logging
 import shutil
 import tempfile
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,8 +29,9 @@ from agent.conversation_file.reopen import RefusedImage, Reopened, reopen_conver
 from ..labels import t
 from ..page.state import PageState, sessions_root
 from ..turn_runner import file_path
-from .snapshot import image_data
-from .stored import read_conversation
+from .kept import CONVERSATION_BYTES
+from .snapshot import image_data, stored_prefs, title_of
+from .stored import read_conversation, size_of
 
 if TYPE_CHECKING:
     from .handlers import History
@@ -62,10 +65,24 @@ def sentence(problem: UnreadableFile, language: str) -> str:
     return t(f"viewer_{problem.reason}", language)
 
 
+def kept_size(conversation: dict[str, Any], state: PageState) -> int:
+    """How much of the browser's room for one conversation (`kept.CONVERSATION_BYTES`) the
+    opened `conversation` takes, with the small fields it is kept with (`snapshot.meta_of`)."""
+    turns = conversation["turns"]
+    title = title_of(turns[0]["text"] if turns else "", state.prefs.language)
+    meta = {"title": title, "allowed_tools": [], "prefs": stored_prefs(state.prefs)}
+    return size_of({**conversation, **meta, "saved_at": time.time()})
+
+
 def _read(path: Path, folder: Path, state: PageState) -> dict[str, Any]:
-    """The conversation in the file, as the browser will keep it; `UnreadableFile`."""
+    """The conversation in the file, as the browser will keep it; `UnreadableFile`. One the
+    browser could not keep whole is refused: it would keep its latest turns only, and a
+    reload would lose the first ones and number the next turn as one it has."""
     opened = reopen_conversation(path, folder, state.env)
     conversation = stored_form(opened, state.conversation_id, folder.name)
+    size = kept_size(conversation, state)
+    if size > CONVERSATION_BYTES:
+        raise UnreadableFile("too_big", f"{size:,} bytes as the browser keeps it")
     if read_conversation(conversation) is None:
         raise UnreadableFile("not_conversation", "not a conversation as the page keeps one")
     return conversation
