@@ -240,5 +240,16 @@ async def test_one_at_the_browsers_bound_survives_a_reload_numbered_one_to_n(
     assert [len(record.view.answer) for record in again.turns] == [*answers[:-1], answers[-1] - 1]
     kept = {c["id"]: c for c in browser.kept(tab)["conversations"]}[opened.conversation_id]
     assert [turn["number"] for turn in kept["turns"]] == list(range(1, 17))
-    for done in (state, measure, again):
+    # It goes on past the browser's room: the browser keeps its latest turns, and a turn after
+    # a reload is numbered after the last one, never as one the page has.
+    again = await said(page, history, tab, "what is 2+2", again)
+    assert again.turns[-1].view.number == 17
+    tab.reload()
+    last = page.new_state()
+    history.load(last, tab.payload())
+    numbers = [record.view.number for record in last.turns]
+    assert numbers[0] > 1 and numbers[-1] == 17
+    last = await said(page, history, tab, "what is 3+3", last)
+    assert [record.view.number for record in last.turns] == [*numbers, 18]
+    for done in (state, measure, again, last):
         done.close()

@@ -180,7 +180,7 @@ class TurnRunner:
         record = TurnRecord(
             text=text,
             refs=good,
-            view=TurnView(len(state.turns) + 1, prefs.language, text),
+            view=TurnView(state.next_number(), prefs.language, text),
             decision=how.get("decision"),
             handle=PageTurn(stops, how.get("pressed")),
         )

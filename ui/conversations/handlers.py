@@ -187,7 +187,7 @@ class History:
             state.messages_taken += 1
             text = str(message_taken.get("text") or "")
             files = [file_path(f) for f in message_taken.get("files") or []]
-            kept.pending = Pending(len(state.turns) + 1, text, files)
+            kept.pending = Pending(state.next_number(), text, files)
             return box, message_taken, state, kept.patch(kept.changes(state, taken=True))
 
         return taken

@@ -17,7 +17,6 @@ import asyncio
 import logging
 import shutil
 import tempfile
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -71,7 +70,7 @@ def kept_size(conversation: dict[str, Any], state: PageState) -> int:
     turns = conversation["turns"]
     title = title_of(turns[0]["text"] if turns else "", state.prefs.language)
     meta = {"title": title, "allowed_tools": [], "prefs": stored_prefs(state.prefs)}
-    return size_of({**conversation, **meta, "saved_at": time.time()})
+    return size_of({**conversation, **meta})
 
 
 def _read(path: Path, folder: Path, state: PageState) -> dict[str, Any]:

@@ -321,6 +321,11 @@ class PageState:
             record.view.stop()
             self.write_trace(record)
 
+    def next_number(self) -> int:
+        """The next turn's number: after the last one's, which is more than the turns the page
+        has once the oldest have gone (`max_history_turns`, or the browser's room)."""
+        return self.turns[-1].view.number + 1 if self.turns else 1
+
     @staticmethod
     def run_id(record: TurnRecord) -> str:
         return next((e.run_id for e in record.events if e.type == "run_started"), "")
