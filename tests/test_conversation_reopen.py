@@ -2,8 +2,8 @@
 the download holds the agent's memory, and opening it gives back the same memory and the same
 images under the same ids; a download from before it held the memory gets the memory its turns
 say. Hostile zips (a bomb, 10,000 entries, JSON nested 100,000 deep, an image of too many
-pixels, names that climb out of a folder, another format) are each one sentence, within a time
-and memory budget, with nothing left behind."""
+pixels, names that climb out of a folder, another format, texts longer than the page writes) are
+each one sentence, within a time and memory budget, with nothing left behind."""
 
 from __future__ import annotations
 
@@ -17,9 +17,11 @@ from agent.config import Settings
 from agent.conversation_file import UnreadableFile
 from agent.conversation_file import reopen as reopen_module
 from agent.conversation_file.reopen import RefusedImage, reopen_conversation
+from agent.images.store import ImageRejected, ImageStore
 from agent.models import OfflineModel
 from tests.support.bounded import run_bounded
 from tests.support.hostile import png_bomb
+from tests.test_images import png_with_header
 from tools import default_tools
 from ui.conversations.reopen import sentence
 from ui.handlers import PageHandlers
@@ -29,6 +31,8 @@ LABEL, SIGN = EXAMPLES / "label.png", EXAMPLES / "sign.png"
 HEAD = {"format": "multimodal-react-agent/conversation", "version": 1}
 TURN = {"number": 1, "text": "hi", "images": ["img_1"], "status": "answered", "events": []}
 IMAGE = {"id": "img_1", "width": 4, "height": 4, "label": "", "file": "images/img_1.png"}
+# 20,000 x 20,000: more pixels than Pillow opens at all (the header alone says so).
+HUGE_PNG = png_with_header(20_000, 20_000)
 
 
 @pytest.fixture(scope="module")
@@ -172,6 +176,7 @@ def files(tmp_path_factory) -> dict[str, Path]:
         "many": many,
         "deep": zipped(folder / "deep.zip", deep),
         "pixels": zipped(folder / "pixels.zip", one, **{"images/img_1.png": png_bomb()}),
+        "more_pixels": zipped(folder / "more.zip", one, **{"images/img_1.png": HUGE_PNG}),
         "climbs": zipped(folder / "climbs.zip", one, **{"../../img_1.png": tiny_png()}),
         "climbing_id": zipped(
             folder / "id.zip",
@@ -206,8 +211,9 @@ def test_hostile_files_are_each_one_sentence_within_a_budget(files, tmp_path):
     expected = {
         "bomb": "bad_image:img_1:missing",
         "many": "too_big",
-        "deep": "not_conversation",
+        "deep": "too_big",
         "pixels": "bad_image:img_1:too_many_pixels",
+        "more_pixels": "bad_image:img_1:bomb",
         "climbs": "not_conversation",
         "climbing_id": "not_conversation",
         "other_format": "not_conversation",
@@ -238,6 +244,18 @@ def test_each_refusal_is_one_sentence_in_both_languages(files, tmp_path):
         reopen_conversation(files["pixels"], tmp_path / "opened", Settings())
     assert sentence(caught.value, "en").startswith("The image img_1 in this file is not one")
     assert "10900x10900" in sentence(caught.value, "en")
+    # Too many pixels for Pillow to open at all: what an upload of it says, not "no image".
+    with pytest.raises(RefusedImage) as caught:
+        reopen_conversation(files["more_pixels"], tmp_path / "opened", Settings())
+    with pytest.raises(ImageRejected) as uploaded:
+        ImageStore.for_settings(Settings(), root=tmp_path / "upload").load(HUGE_PNG)
+    for language in ("en", "zh"):
+        reason = uploaded.value.said(language)
+        assert sentence(caught.value, language).endswith(reason)
+    # Nested 100,000 deep: past a bound, as a file too large is.
+    with pytest.raises(UnreadableFile) as caught:
+        reopen_conversation(files["deep"], tmp_path / "opened", Settings())
+    assert sentence(caught.value, "en") == "This file is too large to be a conversation download."
 
 
 # -- texts past what the page writes -------------------------------------------------------

@@ -155,7 +155,7 @@ def test_nesting_is_bounded_even_with_a_bracket_hidden_in_a_string(tmp_path):
     for inner in ("[" * 500 + "]" * 500, deep):
         text = conversation(result + '"text": "", "duration": 0.1, "data": {"x": ' + inner + "}}")
         refused = refusal(zipped(tmp_path / "deep.zip", text), tmp_path / "shown")
-        assert refused.reason == "not_conversation" and "deep" in refused.detail
+        assert refused.reason == "too_big" and "deep" in refused.detail
     text = conversation(result + '"text": "", "duration": 0.1, "data": {"x": [[[["{"]]]]}}')
     (turn,) = load_conversation(zipped(tmp_path / "fits.zip", text), tmp_path / "shown").turns
     assert turn.events[0].data == {"x": [[[["{"]]]]}

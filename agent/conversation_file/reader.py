@@ -80,6 +80,8 @@ class Conversation:
     turns: list[ViewedTurn]
     # Images the file names but does not hold (or holds as something that is not an image).
     missing_images: list[str] = field(default_factory=list)
+    # Of those, the ones it holds as an image of more pixels than can be decoded safely.
+    bombs: list[str] = field(default_factory=list)
     unpacked: int = 0  # bytes decompressed to read it
     # What a zip said, parsed (within the bounds above), and its images unpacked, by id: what
     # opening it again in the chat reads (`agent.conversation_file.reopen`).
@@ -147,9 +149,11 @@ def _parsed(data: bytes) -> Any:
         value = json.loads(data)
         check_value(value, MAX_JSON_BYTES)
     except OutOfBounds as exc:
-        reason = "too_big" if exc.kind == "size" else "not_conversation"
-        raise UnreadableFile(reason, str(exc)) from None
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        # Nested deeper than the page writes is past a bound as much as larger is.
+        raise UnreadableFile("too_big", str(exc)) from None
+    except RecursionError as exc:
+        raise UnreadableFile("too_big", str(exc)[:200]) from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UnreadableFile("not_conversation", str(exc)[:200]) from None
     return value
 
@@ -178,7 +182,8 @@ def _from_zip(path: Path, folder: Path, unpacking: _Unpacking) -> Conversation:
             data = _conversation_json(archive, unpacking)
             listed = _turns(data)
             turns = _viewed_turns(listed)
-            paths, missing = _unpack_images(archive, data.get("images") or [], folder, unpacking)
+            entries = data.get("images") or []
+            paths, missing, bombs = _unpack_images(archive, entries, folder, unpacking)
     except (zipfile.BadZipFile, zlib.error, OSError, EOFError, RuntimeError, ValueError) as exc:
         if isinstance(exc, UnreadableFile):
             raise
@@ -190,7 +195,7 @@ def _from_zip(path: Path, folder: Path, unpacking: _Unpacking) -> Conversation:
         ids = shown.get("images") or []
         ids = ids if isinstance(ids, list) else []
         turn.images = [paths[i] for i in ids if isinstance(i, str) and i in paths]
-    return Conversation(turns, missing, data=data, images=paths)
+    return Conversation(turns, missing, bombs, data=data, images=paths)
 
 
 def _check_directory(path: Path) -> None:
@@ -267,11 +272,13 @@ def _viewed_turns(listed: list[dict[str, Any]]) -> list[ViewedTurn]:
 
 def _unpack_images(
     archive: zipfile.ZipFile, entries: list[Any], folder: Path, unpacking: _Unpacking
-) -> tuple[dict[str, str], list[str]]:
+) -> tuple[dict[str, str], list[str], list[str]]:
     """Each listed image that the zip holds and that is an image, under a name of our own
-    (never the one in the zip, which could point anywhere); the ids of the others."""
+    (never the one in the zip, which could point anywhere); the ids of the others, and of
+    those the ones of too many pixels to decode."""
     paths: dict[str, str] = {}
     missing: list[str] = []
+    bombs: list[str] = []
     names = set(archive.namelist())
     room = MAX_IMAGES_BYTES
     for entry in entries:
@@ -289,26 +296,33 @@ def _unpack_images(
             continue
         room -= info.file_size
         data = unpacking.read(archive, info, info.file_size)
-        if not _is_image(data):
+        problem = _image_problem(data)
+        if problem is not None:
             missing.append(image_id)
+            if problem == "bomb":
+                bombs.append(image_id)
             continue
         folder.mkdir(parents=True, exist_ok=True)
         target = folder / f"{safe_name(image_id)}{suffix}"
         target.write_bytes(data)
         paths[image_id] = str(target)
-    return paths, missing
+    return paths, missing, bombs
 
 
-def _is_image(data: bytes) -> bool:
+def _image_problem(data: bytes) -> str | None:
+    """None for an image; "bomb" for one of more pixels than Pillow opens at all, which an
+    upload refuses the same way; "not_image" for anything else."""
     try:
         # Pillow's warning about a large image is noise in the log: nothing is decoded here.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             with Image.open(io.BytesIO(data)) as image:
                 image.verify()
+    except Image.DecompressionBombError:
+        return "bomb"
     except Exception:  # PIL raises many kinds for bytes that are not an image
-        return False
-    return True
+        return "not_image"
+    return None
 
 
 def safe_name(image_id: str) -> str:

@@ -96,7 +96,10 @@ def reopen_conversation(path: str | Path, folder: str | Path, settings: Settings
     try:
         conversation = load_conversation(path, unpacked)
         if conversation.missing_images:
-            raise RefusedImage(conversation.missing_images[0])
+            first = conversation.missing_images[0]
+            # Refused as an upload of it is: Pillow will not open that many pixels.
+            bomb = ImageRejected("bomb") if first in conversation.bombs else None
+            raise RefusedImage(first, bomb)
         data = conversation.data
         listed = data["turns"]
         check_texts(data, settings.max_message_chars)
