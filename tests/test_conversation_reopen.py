@@ -8,6 +8,7 @@ each one sentence, within a time and memory budget, with nothing left behind."""
 from __future__ import annotations
 
 import json
+import struct
 import zipfile
 from pathlib import Path
 
@@ -316,3 +317,29 @@ def test_turns_are_numbered_by_their_place_whatever_the_file_says(tmp_path):
     opened = reopen_conversation(zipped(tmp_path / "n.zip", data), tmp_path / "n", Settings())
     assert [turn["number"] for turn in opened.turns] == [1, 2, 3]
     assert [turn["status"] for turn in opened.turns] == ["answered"] * 3
+
+
+def said_larger(path: Path, name: str, more: int) -> Path:
+    """The zip at `path` with its list of entries saying `name` holds `more` bytes more than
+    it does (the bytes themselves, and their CRC, as written)."""
+    raw = bytearray(path.read_bytes())
+    entry = raw.rfind(b"PK\x01\x02", 0, raw.rfind(name.encode()))
+    size = struct.unpack_from("<I", raw, entry + 24)[0]
+    struct.pack_into("<I", raw, entry + 24, size + more)
+    path.write_bytes(bytes(raw))
+    return path
+
+
+def test_an_image_of_another_size_than_the_zip_says_is_a_damaged_zip(tmp_path):
+    one = {"turns": [TURN], "images": [IMAGE]}
+    for method in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        path = tmp_path / f"sizes-{method}.zip"
+        with zipfile.ZipFile(path, "w", method) as archive:
+            archive.writestr("conversation.json", json.dumps({**HEAD, **one}))
+            archive.writestr("images/img_1.png", tiny_png())
+        reopen_conversation(path, tmp_path / "fine", Settings())
+        said_larger(path, "images/img_1.png", 10)
+        with pytest.raises(UnreadableFile) as caught:
+            reopen_conversation(path, tmp_path / "opened", Settings())
+        assert caught.value.reason == "broken_zip"
+        assert sentence(caught.value, "en").startswith("This zip file is damaged")

@@ -253,3 +253,54 @@ async def test_one_at_the_browsers_bound_survives_a_reload_numbered_one_to_n(
     assert [record.view.number for record in last.turns] == [*numbers, 18]
     for done in (state, measure, again, last):
         done.close()
+
+
+def rewritten(download: Path, target: Path, change) -> Path:
+    """The zip `download` with its conversation.json changed by `change(data)`."""
+    with zipfile.ZipFile(download) as old, zipfile.ZipFile(target, "w") as new:
+        data = json.loads(old.read("conversation.json"))
+        change(data)
+        for info in old.infolist():
+            if info.filename != "conversation.json":
+                new.writestr(info, old.read(info))
+        new.writestr("conversation.json", json.dumps(data))
+    return target
+
+
+async def test_an_image_that_does_not_match_its_entry_is_left_out_and_said_gone(
+    browser, tools, qr, tmp_path
+):
+    page, history = panel(tools)
+    tab = browser.tab()
+    files = [EXAMPLES / "sign.png", qr, EXAMPLES / "receipt.png"]
+    state = await said(page, history, tab, "what size is this?", files=files)
+    download = tmp_path / "conversation.zip"
+    shutil.copyfile(state.trace_file, download)
+
+    def mismatched(data: dict) -> None:
+        one, two, three = data["images"]
+        one["file"] = two["file"]  # img_1's entry names img_2's picture
+        three["width"] += 1  # img_3's entry says another size than its picture's
+        data["turns"][0]["images"].append("img_9")  # a turn names an image the file lacks
+
+    changed = rewritten(download, tmp_path / "changed.zip", mismatched)
+    values = await Reopener(history).open(str(changed), state)
+    tab.apply(values[5])
+    chat, state = values[0], values[2]
+    gone = [f"[Image {i} is no longer available]" for i in ("img_1", "img_3", "img_9")]
+    (question, *_), *_ = shown(chat)
+    assert shown(chat)[0][-3:] == gone and question == "what size is this?"
+    assert [ref.id for ref in state.turns[0].refs] == ["img_2"]
+    assert [ref.id for ref in state.session.images.refs()] == ["img_2"]
+    # The agent is told they are gone, and a new image is numbered after every id named.
+    (remembered,) = state.session.history
+    assert remembered.image_ids == ["img_2"] and "img_1, img_3" in remembered.user_text
+    state = await said(page, history, tab, "what size is this?", state, [EXAMPLES / "label.png"])
+    assert [ref.id for ref in state.turns[-1].refs] == ["img_10"]
+    # A reload says the same.
+    tab.reload()
+    again = page.new_state()
+    chat, _, again, *_ = history.load(again, tab.payload())
+    assert shown(chat)[0][-3:] == gone
+    for done in (state, again):
+        done.close()

@@ -108,7 +108,12 @@ class _Unpacking:
                 if cap < 0:
                     raise UnreadableFile("too_big", f"{info.filename} holds more than it says")
                 parts.append(chunk)
-        return b"".join(parts)
+        data = b"".join(parts)
+        # Fewer bytes than its header says, checked whole by their CRC: the zip's list of
+        # entries is not the one written with them.
+        if len(data) != info.file_size:
+            raise UnreadableFile("broken_zip", f"{info.filename} holds less than it says")
+        return data
 
 
 def load_conversation(path: str | Path, folder: str | Path) -> Conversation:

@@ -7,7 +7,10 @@ and every other text (an answer, a step, a label) no longer than MAX_STEP_CHARS;
 image id has the page's shape (`img_3`); each image it lists is in it and passes the checks an
 upload passes (`agent.images.store`: its bytes, its pixels, the memory decoding it takes, the
 formats), and is prepared again as an upload is, under its own id, so that "img_2" in the next
-turn is the same picture and a new upload is numbered after it. The agent's memory is the
+turn is the same picture and a new upload is numbered after it. An image whose file is not the
+one the page writes for its entry (named for another id, listed twice as two, or of another
+size than the entry says) is left out: its turn says it is no longer available, as it says of
+an image a turn names and the file does not list, and the rest opens. The agent's memory is the
 file's `memory` (`ui.conversations.export`), read as `agent.session` keeps it; a download from
 before the page wrote it gets one made from its turns: the person's words and images, how each
 turn ended and its last words. Tools the person allowed for a whole conversation are not taken
@@ -24,7 +27,7 @@ import secrets
 import shutil
 import zipfile
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
@@ -111,12 +114,18 @@ def reopen_conversation(path: str | Path, folder: str | Path, settings: Settings
         memory = _memory(data.get("memory"))
         facts = {str(f.get("id")): f for f in memory.images} if memory is not None else {}
         store = ImageStore.for_settings(settings, root=checking)
-        images = []
+        images: list[ImageRef] = []
+        left_out = _unmatched(data.get("images") or [])
         for entry in data.get("images") or ():
             image_id = entry["id"]
+            if image_id in left_out:
+                continue
+            left_out.add(image_id)  # the same entry again is the same picture
             source = conversation.images[image_id]
             fact = facts.get(image_id) or _old_facts(entry, image_id in uploads)
-            images.append(_checked(store, image_id, source, fact, folder))
+            ref = _checked(store, entry, source, fact, folder)
+            if ref is not None:
+                images.append(ref)
     finally:
         shutil.rmtree(unpacked, ignore_errors=True)
         shutil.rmtree(checking, ignore_errors=True)
@@ -202,14 +211,36 @@ def _old_facts(entry: dict[str, Any], uploaded: bool) -> dict[str, Any]:
     return {"source_name": label} if uploaded else {"label": label}
 
 
+def _unmatched(entries: list[dict[str, Any]]) -> set[str]:
+    """The ids of the images whose file is not the one the page writes for them: named for
+    another id (`images/<id>.<ext>`), or listed twice as two different ones. Each may be
+    another picture than the conversation speaks of, so it is left out, and the turns that
+    name it say it is no longer available, as a restored conversation says of an image
+    gone; the rest of the conversation opens."""
+    seen: dict[str, dict[str, Any]] = {}
+    unmatched = set()
+    for entry in entries:
+        image_id = entry["id"]
+        if PurePosixPath(str(entry.get("file") or "")).stem != image_id:
+            unmatched.add(image_id)
+        if seen.setdefault(image_id, entry) != entry:
+            unmatched.add(image_id)
+    return unmatched
+
+
 def _checked(
-    store: ImageStore, image_id: str, source: str, fact: dict[str, Any], folder: Path
-) -> ImageRef:
-    """The image `source` checked and prepared as an upload, under `image_id` in `folder`."""
+    store: ImageStore, entry: dict[str, Any], source: str, fact: dict[str, Any], folder: Path
+) -> ImageRef | None:
+    """The image `source` checked and prepared as an upload, under the id of its `entry` in
+    `folder`; None if its pixels are not the size the entry says (another picture than the
+    conversation speaks of: left out, as `_unmatched`)."""
+    image_id = entry["id"]
     try:
         ref = store.load(source)
     except ImageRejected as exc:
         raise RefusedImage(image_id, exc) from None
+    if (entry.get("width"), entry.get("height")) != (ref.original_width, ref.original_height):
+        return None
     target = folder / f"{image_id}-{secrets.token_hex(12)}{Path(ref.path).suffix}"
     # Copied, not moved: the same picture under two ids is one file of the store's.
     shutil.copyfile(ref.path, target)

@@ -100,7 +100,8 @@ def conversation_data(
             {
                 "number": record.view.number,
                 "text": record.text,
-                "images": [ref.id for ref in record.refs],
+                # Those gone too (`TurnRecord.gone`): a copy restored from this says so again.
+                "images": [ref.id for ref in record.refs] + record.gone,
                 "status": turn_status(record),
                 "events": json.loads(export_trace(record.events)),
             }
