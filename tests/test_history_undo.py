@@ -27,7 +27,7 @@ from ui.conversations.kept import Kept
 from ui.conversations.listed import browser_zone, entry_label
 from ui.conversations.undo import GRACE_SECONDS, UNDO_SECONDS, Undo
 from ui.handlers import PageHandlers
-from ui.page.values import chat_messages, trace_messages
+from ui.page.values import chat_messages, status_text, trace_messages
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "assets" / "examples"
 SETTINGS = ["source", "base_url", "model", "api_key", "temperature", "max_steps"]
@@ -98,8 +98,7 @@ def aged(state, kept: Kept, seconds: float) -> None:
     """What Clear or Delete kept, as if it had been `seconds` ago."""
     if state.aside is not None:
         state.aside.at -= seconds
-    if kept.deleted is not None:
-        kept.deleted = (kept.deleted[0], kept.deleted[1] - seconds)
+    kept.deleted = [(entry, at - seconds) for entry, at in kept.deleted]
 
 
 # -- Clear ------------------------------------------------------------------------------------
@@ -119,7 +118,7 @@ async def test_undo_clear_gives_back_everything_and_the_browser_keeps_it_again(b
     tab.apply(saved)
     assert values[0] == [] and titles(browser, tab) == []
     assert Path(before[2] or "").exists() and Path(images[0].path).exists()  # kept a moment
-    clear_row, delete_row, timer = undo.offer(state)
+    clear_row, delete_row, _, timer = undo.offer(state)
     assert shown(clear_row) is True and shown(delete_row) is False and timer.active
     assert shown(undo.tick(state)[1]) is None  # still offered a second later
     out = undo.undo_clear(state)
@@ -286,9 +285,9 @@ async def test_undo_delete_puts_it_back_in_every_tabs_list_and_after_a_reload(br
     tab, other = browser.tab("one"), browser.tab("two")
     state, victim = await delete_second(history, page, tab, browser)
     assert victim not in other.index()
-    _, delete_row, timer = undo.offer(state)
-    assert shown(delete_row) is True and timer.active
-    saved, listed, row = undo.undo_delete(state)
+    _, delete_row, said_, timer = undo.offer(state)
+    assert shown(delete_row) is True and timer.active and said_ == "Deleted “what is 6*7”."
+    saved, listed, row, _ = undo.undo_delete(state)
     tab.apply(saved)
     assert shown(row) is False and victim in [value for _, value in listed.choices]
     assert titles(browser, tab) == ["what is 3+3", "what is 2+2", "what is 6*7"]
@@ -300,7 +299,7 @@ async def test_undo_delete_puts_it_back_in_every_tabs_list_and_after_a_reload(br
     assert opened_again[0][0]["content"] == ["what is 6\\*7"]
     # Undone twice: said, and nothing changes.
     with pytest.warns(UserWarning, match="can no longer be brought back"):
-        saved, _, _ = undo.undo_delete(state)
+        saved, *_ = undo.undo_delete(state)
     assert saved == gr.skip()
     state.close()
     again.close()
@@ -313,14 +312,14 @@ async def test_undo_delete_after_the_window_is_refused_and_the_conversation_goes
     assert CONVERSATION + victim in browser.local()  # kept a moment, out of the list
     aged(state, history.kept(state), UNDO_SECONDS + GRACE_SECONDS)
     with pytest.warns(UserWarning, match="can no longer be brought back"):
-        saved, _, _ = undo.undo_delete(state)
+        saved, *_ = undo.undo_delete(state)
     tab.apply(saved)
     assert CONVERSATION + victim not in browser.local()
     assert titles(browser, tab) == ["what is 3+3", "what is 2+2"]
     state.close()
 
 
-async def test_the_timer_lets_a_deleted_conversation_go_and_a_second_delete_the_first(browser):
+async def test_the_timer_lets_deleted_conversations_go_once_their_seconds_have_passed(browser):
     page, history, undo = panel()
     tab = browser.tab()
     state, victim = await delete_second(history, page, tab, browser)
@@ -328,12 +327,13 @@ async def test_the_timer_lets_a_deleted_conversation_go_and_a_second_delete_the_
     saved, _ = history.delete(second, state, "")
     tab.apply(saved)
     local = browser.local()
-    assert CONVERSATION + victim not in local and CONVERSATION + second in local
+    assert CONVERSATION + victim in local and CONVERSATION + second in local
     aged(state, history.kept(state), UNDO_SECONDS + GRACE_SECONDS)
     saved, _, delete_row, timer = undo.tick(state)
     tab.apply(saved)
     assert shown(delete_row) is False and timer.active is False
     assert CONVERSATION + second not in browser.local()
+    assert CONVERSATION + victim not in browser.local()
     assert titles(browser, tab) == ["what is 3+3"]
     state.close()
 
@@ -365,6 +365,90 @@ async def test_a_full_storage_lets_deleted_conversations_go_first(browser):
     local = browser.local()
     assert CONVERSATION + victim not in local
     assert titles(browser, tab) == ["what is 3+3", "what is 2+2"]
+    state.close()
+
+
+# -- One action after another, and the page's language ------------------------------------
+
+
+async def test_clear_then_delete_each_keep_their_undo(browser):
+    page, history, undo = panel()
+    tab = browser.tab()
+    state, victim = await delete_second(history, page, tab, browser)
+    tab.apply(undo.undo_delete(state)[0])
+    tab.apply(history.clear(state)[-2])
+    undo.offer(state)
+    # Most of Clear's seconds go by before the Delete: each Clear, Delete or Undo gives the
+    # offers still standing their seconds again.
+    aged(state, history.kept(state), UNDO_SECONDS - 1)
+    tab.apply(history.delete(victim, state, "")[0])
+    clear_row, delete_row, _, _ = undo.offer(state)
+    assert shown(clear_row) is True and shown(delete_row) is True
+    aged(state, history.kept(state), UNDO_SECONDS - 1)
+    saved, _, row, _ = undo.undo_delete(state)
+    tab.apply(saved)
+    assert shown(row) is False
+    aged(state, history.kept(state), UNDO_SECONDS - 1)
+    out = undo.undo_clear(state)
+    tab.apply(out[CHANGES])
+    assert said(out[0]) == ["what is 3+3", "3+3 = 6"]
+    assert titles(browser, tab) == ["what is 3+3", "what is 2+2", "what is 6*7"]
+    state.close()
+
+
+async def test_two_deletes_are_undone_one_by_one_the_latest_first(browser):
+    page, history, undo = panel()
+    tab = browser.tab()
+    state, first = await delete_second(history, page, tab, browser)
+    second = next(e["id"] for e in history.kept(state).index if e["title"] == "what is 2+2")
+    tab.apply(history.delete(second, state, "")[0])
+    _, delete_row, said_, _ = undo.offer(state)
+    assert shown(delete_row) is True
+    assert said_ == "Deleted “what is 2+2”, and 1 more before it that Undo brings back after it."
+    saved, _, row, said_ = undo.undo_delete(state)
+    tab.apply(saved)
+    assert shown(row) is True and said_ == "Deleted “what is 6*7”."
+    assert titles(browser, tab) == ["what is 3+3", "what is 2+2"]
+    saved, listed, row, _ = undo.undo_delete(state)
+    tab.apply(saved)
+    assert shown(row) is False and first in [value for _, value in listed.choices]
+    assert titles(browser, tab) == ["what is 3+3", "what is 2+2", "what is 6*7"]
+    assert CONVERSATION + first in browser.local() and CONVERSATION + second in browser.local()
+    state.close()
+
+
+async def test_a_second_clear_of_the_emptied_page_keeps_the_first_undoable(browser):
+    page, history, undo = panel()
+    tab = browser.tab()
+    state = opened(history, page, tab)
+    await send(history, page, tab, state, "what is 6*7")
+    tab.apply(history.clear(state)[-2])
+    tab.apply(history.clear(state)[-2])
+    assert shown(undo.offer(state)[0]) is True
+    out = undo.undo_clear(state)
+    tab.apply(out[CHANGES])
+    assert said(out[0]) == ["what is 6\\*7", "6*7 = 42"]
+    assert titles(browser, tab) == ["what is 6*7"]
+    state.close()
+
+
+async def test_undo_clear_draws_the_conversation_in_the_pages_language(browser):
+    page, history, undo = panel()
+    tab = browser.tab()
+    state = opened(history, page, tab)
+    await send(history, page, tab, state, "convert 5 miles")
+    english = status_text(state)
+    tab.apply(history.clear(state)[-2])
+    state.prefs.language = "zh"  # the Settings' language, changed while it was cleared
+    out = undo.undo_clear(state)
+    trace, status = out[1], out[3]
+    assert trace[0]["metadata"]["title"].startswith("第 1 轮")
+    assert status != english and "次模型调用" in status
+    # And back in English, the same.
+    tab.apply(history.clear(state)[-2])
+    state.prefs.language = "en"
+    out = undo.undo_clear(state)
+    assert out[1][0]["metadata"]["title"].startswith("Turn 1") and out[3] == english
     state.close()
 
 

@@ -165,8 +165,9 @@ class PageHandlers(TurnRunner):
         self.halt(state)
         if undoable and state.turns:
             state.set_aside()
-        else:
+        elif not undoable or state.aside is None:
             state.reset()
+        # Else the page is empty since a Clear, whose undo stays: nothing more to forget.
         return (*page_values(state), self.stop_square(False), self.download_update(state))
 
     def set_pref(self, name: str) -> Callable[[Any, PageState | None], tuple]:

@@ -312,6 +312,8 @@ class History:
         kept = self.kept(state)
         cleared = state.conversation_id
         entry = kept.find(cleared)
+        if kept.pending is not None:
+            state.drop_aside()  # a message was sent since the Clear before: it has gone on
         values = self.page.clear(state, undoable=True)
         if state.aside is not None and entry is not None:
             state.aside.saved_at = entry["saved_at"]

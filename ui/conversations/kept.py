@@ -108,9 +108,9 @@ class Kept:
     seq: int = 0  # each patch is numbered: the page applies each once, in order
     shown: list[tuple[str, str]] | None = None  # the list as the page last showed it
     zone: tzinfo | None = None  # the browser's time zone, for the list's times (`listed`)
-    # The conversation last deleted from the list and when (`time.monotonic`), while the
-    # browser keeps it for an undo (`trash`).
-    deleted: tuple[dict[str, Any], float] | None = None
+    # The conversations deleted from the list, the latest last, each with when its offer to
+    # undo began (`time.monotonic`), while the browser keeps them for an undo (`trash`).
+    deleted: list[tuple[dict[str, Any], float]] = field(default_factory=list)
 
     def forget(self, conversation: str | None = None) -> None:
         """Nothing is known of what the browser holds of `conversation`."""
@@ -143,30 +143,32 @@ class Kept:
 
     def trash(self, conversation_id: str) -> list[dict[str, Any]]:
         """Delete `conversation_id` from the list, the browser keeping it a moment so that
-        `untrash` can bring it back; the one deleted before goes for good."""
-        ops = self.purge()
+        `untrash` can bring it back; those deleted before it can still be brought back too
+        (the oldest goes for good past MAX_CONVERSATIONS of them)."""
         entry = self.find(conversation_id)
         self.index = [e for e in self.index if e["id"] != conversation_id]
         if entry is not None:
-            self.deleted = (entry, time.monotonic())
+            self.deleted.append((entry, time.monotonic()))
+        ops = [{"op": "purge", "id": e["id"]} for e, _ in self.deleted[:-MAX_CONVERSATIONS]]
+        del self.deleted[:-MAX_CONVERSATIONS]
         return [*ops, {"op": "trash", "id": conversation_id}]
 
     def untrash(self) -> dict[str, Any] | None:
         """The conversation last deleted, back in the list: the change that says so."""
-        if self.deleted is None:
+        if not self.deleted:
             return None
-        entry, self.deleted = self.deleted[0], None
+        entry, _ = self.deleted.pop()
         self.index = [entry, *(e for e in self.index if e["id"] != entry["id"])]
         self.index.sort(key=lambda e: e["saved_at"], reverse=True)
         del self.index[MAX_CONVERSATIONS:]
         return {"op": "untrash", "id": entry["id"]}
 
-    def purge(self) -> list[dict[str, Any]]:
-        """The conversation last deleted goes for good."""
-        if self.deleted is None:
-            return []
-        entry, self.deleted = self.deleted[0], None
-        return [{"op": "purge", "id": entry["id"]}]
+    def purge(self, before: float | None = None) -> list[dict[str, Any]]:
+        """The deleted conversations go for good: those whose offer began before `before`
+        (`time.monotonic`), or all of them."""
+        gone = [e for e, at in self.deleted if before is None or at < before]
+        self.deleted = [(e, at) for e, at in self.deleted if before is not None and at >= before]
+        return [{"op": "purge", "id": e["id"]} for e in gone]
 
     def patch(self, ops: list[dict[str, Any]]) -> str:
         self.seq += 1

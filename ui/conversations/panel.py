@@ -108,7 +108,10 @@ def history_parts(i18n: Any) -> SimpleNamespace:
             elem_id="reopen-conversation",
             size="sm",
         )
-        undo_delete, undo_delete_btn = _undo_row(i18n, "conversation_deleted", "undo-delete")
+        # What it says (which conversation) is the server's, in the page's language.
+        undo_delete, undo_delete_said, undo_delete_btn = _undo_row(
+            "", i18n("undo_delete"), "undo-delete"
+        )
     # Ticks while Clear or Delete can be undone (`ui.conversations.undo`).
     undo_timer = gr.Timer(TICK_SECONDS, active=False)
     saved = gr.Textbox(visible=False, elem_id="history-saved")
@@ -123,22 +126,24 @@ def history_parts(i18n: Any) -> SimpleNamespace:
         browser=browser,
         refresh=refresh,
         undo_delete=undo_delete,
+        undo_delete_said=undo_delete_said,
         undo_delete_btn=undo_delete_btn,
         undo_timer=undo_timer,
     )
 
 
-def _undo_row(i18n: Any, said: str, elem_id: str) -> tuple[gr.Row, gr.Button]:
-    """What was done, and a button to undo it; shown for a few seconds after it."""
+def _undo_row(said: Any, undo: Any, elem_id: str) -> tuple[gr.Row, gr.Markdown, gr.Button]:
+    """What was done, and a button that says what it undoes; shown for a few seconds after
+    it."""
     with gr.Row(visible=False, elem_id=elem_id, elem_classes="undo-row") as row:
-        gr.Markdown(i18n(said), elem_classes="undo-said")
-        button = gr.Button(i18n("undo"), elem_id=f"{elem_id}-button", size="sm", scale=0)
-    return row, button
+        shown = gr.Markdown(said, elem_classes="undo-said")
+        button = gr.Button(undo, elem_id=f"{elem_id}-button", size="sm", scale=0)
+    return row, shown, button
 
 
 def undo_clear_parts(i18n: Any) -> SimpleNamespace:
-    """Under the chat's buttons: "Conversation cleared." and its Undo button."""
-    row, button = _undo_row(i18n, "conversation_cleared", "undo-clear")
+    """Under the chat's buttons: "Conversation cleared." and its "Undo clear" button."""
+    row, _, button = _undo_row(i18n("conversation_cleared"), i18n("undo_clear"), "undo-clear")
     return SimpleNamespace(undo_clear=row, undo_clear_btn=button)
 
 
@@ -194,14 +199,14 @@ def _wire_undo(
     """Clear's and Delete's offers to undo (`done` are their events); returns Undo Clear's
     event, after which the page shows another conversation."""
     quiet: Quiet = {"api_visibility": "private", "show_progress": "hidden"}
-    offers = [parts.undo_clear, parts.undo_delete, parts.undo_timer]
+    offers = [parts.undo_clear, parts.undo_delete, parts.undo_delete_said, parts.undo_timer]
     for event in done:
         event.then(undo.offer, [state], offers, queue=False, **quiet)
-    ticked = [parts.saved, *offers]
+    ticked = [parts.saved, parts.undo_clear, parts.undo_delete, parts.undo_timer]
     parts.undo_timer.tick(undo.tick, [state], ticked, queue=False, **quiet)
     # Queued, so that a refusal's notice reaches the page.
     undone = [*whole, parts.undo_clear]
     clicked = parts.undo_clear_btn.click(undo.undo_clear, [state], undone, **quiet)
-    undelete = [parts.saved, parts.listed, parts.undo_delete]
+    undelete = [parts.saved, parts.listed, parts.undo_delete, parts.undo_delete_said]
     parts.undo_delete_btn.click(undo.undo_delete, [state], undelete, **quiet)
     return clicked
