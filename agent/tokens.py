@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel
@@ -35,6 +36,13 @@ def text_tokens(text: str) -> int:
         return 0
     if text.isascii():  # most prompts: no pattern to run (the step's overhead)
         return -(-len(text) // CHARS_PER_TOKEN)
+    return _mixed_tokens(text)
+
+
+# Each step of a turn counts the same system prompt and earlier messages again: a text seen
+# before costs a hash, not a pass of the pattern over it.
+@lru_cache(maxsize=64)
+def _mixed_tokens(text: str) -> int:
     cjk = len(text) - len(_CJK.sub("", text))
     other = len(text) - cjk
     return cjk + -(-other // CHARS_PER_TOKEN)
