@@ -188,7 +188,7 @@ def _report_several(args: argparse.Namespace, runs: list[ModelRun], invalid: lis
         write_json(args.json, compared_json(runs, invalid))
     if args.junit:
         for run in runs:
-            write_junit(junit_path(args.junit, run.name), run.results, invalid)
+            write_junit(junit_path(args.junit, run.name), run.results, invalid, run.name)
 
 
 if __name__ == "__main__":

@@ -40,6 +40,15 @@ class ModelRun:
         return Tokens.summed(r.tokens for r in self.results)
 
 
+@dataclass
+class NotRun:
+    """A model that ran no scenario, by its name, and the sentence saying why (its settings
+    were refused, or the run stopped before it)."""
+
+    name: str
+    reason: str
+
+
 def _share(ratio: Ratio, missing: str) -> str:
     return missing if ratio.value is None else f"{100 * ratio.value:.0f}%"
 
@@ -113,11 +122,19 @@ def _columns(rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
-def compared_json(runs: Sequence[ModelRun], invalid: Sequence[FileError]) -> dict[str, Any]:
-    """Every model's full results (as one model's `--json`), and whether all of them passed."""
-    models = [{"model": run.name, **results_json(run.results, invalid, run.scores)} for run in runs]
+def compared_json(
+    runs: Sequence[ModelRun | NotRun], invalid: Sequence[FileError]
+) -> dict[str, Any]:
+    """Every model's full results (as one model's `--json`), each model that did not run with
+    why, and whether all of them passed."""
+    models = [
+        {"model": run.name, **results_json(run.results, invalid, run.scores)}
+        if isinstance(run, ModelRun)
+        else {"model": run.name, "passed": False, "not_run": run.reason}
+        for run in runs
+    ]
     return {
-        "passed": all(run.passed for run in runs) and not invalid,
+        "passed": all(isinstance(run, ModelRun) and run.passed for run in runs) and not invalid,
         "invalid_files": [error.model_dump(mode="json") for error in invalid],
         "models": models,
     }

@@ -158,9 +158,12 @@ def load_file(path: str | Path, find_images: bool = True) -> list[Scenario]:
     except TooLarge as exc:
         raise InvalidFile(where, [f"{where}: {exc}"]) from None
     except yaml.YAMLError as exc:
-        data = _json_or_none(text) if path.suffix == ".json" else None
-        if data is None:
+        if path.suffix.lower() != ".json":
             raise InvalidFile(where, [_yaml_problem(where, exc)]) from None
+        # A .json file is told of as JSON: where JSON's own reader gave up.
+        data = _json_or_problem(text, where)
+        if isinstance(data, _Problem):
+            raise InvalidFile(where, [data.text]) from None
     items = data if isinstance(data, list) else [data]
     if data is None or not items:
         raise InvalidFile(where, [f"{where}: holds no scenario"])
@@ -225,8 +228,16 @@ def _problem(where: str, item: Any, error: ErrorDetails, prefix: str) -> str:
     elif error["type"] == "missing":
         text = f"missing key {key!r}{inside}"
     else:
-        text = f"{_readable('.'.join(str(p) for p in loc)) or 'value'}: {error['msg']}"
+        text = f"{_readable('.'.join(str(p) for p in loc)) or 'value'}: {_message(error['msg'])}"
     return f"{_at(where, line)}: {prefix}{text}"
+
+
+def _message(text: str) -> str:
+    """Pydantic's message without the prefix it gives a validator's own sentence."""
+    for prefix in ("Value error, ", "Assertion failed, "):
+        if text.startswith(prefix):
+            return text[len(prefix) :]
+    return text
 
 
 def _readable(dotted: str) -> str:
@@ -238,15 +249,30 @@ def _at(where: str, line: int | None) -> str:
     return f"{where}:{line}" if line else where
 
 
-def _json_or_none(text: str) -> Any:
-    """JSON that YAML cannot read (YAML refuses a few JSON escapes): read, without lines.
-    JSON has no aliases, and the size was checked; its nesting is checked as YAML's is."""
+class _Problem:
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def _json_or_problem(text: str, where: str) -> Any:
+    """JSON that YAML cannot read (YAML refuses a few JSON escapes): read, without lines; or
+    the problem that keeps it from being read. JSON has no aliases, and the size was checked;
+    its nesting is checked as YAML's is."""
     try:
         data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return _Problem(f"{where}:{exc.lineno}: not valid JSON: {exc.msg}")
     except (ValueError, RecursionError):
-        return None
+        return _Problem(f"{where}: not valid JSON: it nests too deeply to read")
     values, depth = _json_shape(data)
-    return data if values <= MAX_VALUES and depth <= 32 else None
+    if depth > 32:
+        return _Problem(f"{where}: nests {depth} levels deep, more than the 32 allowed")
+    if values > MAX_VALUES:
+        return _Problem(
+            f"{where}: holds {values:,} values, more than the {MAX_VALUES:,} a scenario file may"
+            " have"
+        )
+    return data
 
 
 def _json_shape(data: Any) -> tuple[int, int]:

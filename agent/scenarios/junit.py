@@ -16,8 +16,12 @@ from .results import RunResult
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
-def junit_xml(results: Sequence[RunResult], invalid: Sequence[FileError]) -> ET.Element:
-    root = ET.Element("testsuites", name="scenarios")
+def junit_xml(
+    results: Sequence[RunResult], invalid: Sequence[FileError], model: str | None = None
+) -> ET.Element:
+    """The results as JUnit XML; `model` names the model they are of, when several are
+    compared (each has a file of its own, and CI shows the root's name)."""
+    root = ET.Element("testsuites", name=f"scenarios: {_safe(model)}" if model else "scenarios")
     suites: dict[str, ET.Element] = {}
     for result in results:
         suite = suites.get(result.file)
@@ -52,8 +56,13 @@ def junit_xml(results: Sequence[RunResult], invalid: Sequence[FileError]) -> ET.
     return root
 
 
-def write_junit(path: str | Path, results: Sequence[RunResult], invalid: Sequence[FileError]):
-    tree = ET.ElementTree(junit_xml(results, invalid))
+def write_junit(
+    path: str | Path,
+    results: Sequence[RunResult],
+    invalid: Sequence[FileError],
+    model: str | None = None,
+) -> None:
+    tree = ET.ElementTree(junit_xml(results, invalid, model))
     ET.indent(tree)
     tree.write(path, encoding="utf-8", xml_declaration=True)
 

@@ -45,7 +45,8 @@ class HeardTurn:
 
 def record(turns: Sequence[HeardTurn], name: str = "") -> tuple[dict[str, Any], list[Path]]:
     """The scenario (as data for a YAML file) and the image files it names, in the order of
-    their names `images/1.png`, `images/2.png`... relative to the file."""
+    their names `images/1.jpg`, `images/2.png`... (each with its file's own kind) relative
+    to the file."""
     groups: list[list[HeardTurn]] = []
     decisions: set[str] = set()
     for turn in turns:
