@@ -1,6 +1,6 @@
 """Save as scenario on the page (`ui.saved_scenarios`): the conversation as a draft to edit,
 the edited YAML checked as untrusted input, the download's zip, and the run list the
-Scenarios tab runs."""
+Scenarios tab runs (each scenario once, any of them removable, the images named as saved)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from agent.scenarios.__main__ import main
 from agent.scenarios.format import MAX_FILE_BYTES
 from tools import default_tools
 from ui.handlers import PageHandlers
-from ui.saved_scenarios.panel import SavePanel
+from ui.saved_scenarios.panel import SavePanel, remove_unticked
 from ui.saved_scenarios.store import MAX_SAVED, SavedScenarios, ScenarioProblem
 from ui.scenarios_tab.handlers import ScenarioTab
 
@@ -93,7 +93,7 @@ async def test_an_edit_that_cannot_be_used_is_one_sentence(talked, change, key, 
 
 async def test_the_run_list_runs_in_the_scenarios_tab_with_its_images(talked):
     page, state, saved = talked
-    entry = saved.add(saved.draft(state.turns))
+    entry, _ = saved.add(saved.draft(state.turns))
     saved.draft(state.turns[:1])  # a new draft leaves what was added as it was
     assert entry.path.is_file() and (entry.path.parent / "images" / "1.jpg").is_file()
     message, _, table, batch, *_ = await ScenarioTab(page).run(
@@ -113,8 +113,9 @@ async def test_nothing_finished_is_nothing_to_save_and_the_list_is_bounded(talke
     assert message.startswith("Nothing to save yet") and group == gr.skip()
     made.close()
     text = saved.draft(state.turns)
-    for _ in range(MAX_SAVED):
-        saved.add(text)
+    name = yaml.safe_load(text)["name"]
+    for number in range(MAX_SAVED):
+        saved.add(text.replace(name, f"case {number}"))
     with pytest.raises(ScenarioProblem, match="save_list_full"):
         saved.add(text)
 
@@ -137,3 +138,47 @@ async def test_the_panels_handlers_keep_the_conversation_and_say_what_is_wrong(t
         assert state.turns == turns
     finally:
         saved.close()
+
+
+async def test_the_same_scenario_saved_twice_is_in_the_run_list_once(talked):
+    page, state, saved = talked
+    panel = SavePanel(page)
+    text = saved.draft(state.turns)
+    message, listed = await panel.add(text, state, saved, [])
+    assert message.startswith("Added “") and len(listed.choices) == 1
+    message, listed = await panel.add(text, state, saved, listed.value)
+    assert "is in the run list of the Scenarios tab already" in message
+    assert len(listed.choices) == 1 and len(listed.value) == 1
+    # The same name, edited: the new version takes the old one's place.
+    old = saved.entries[0]
+    name = yaml.safe_load(text)["name"]
+    edited = text.replace(name, "NAME").replace("what size", "how big").replace("NAME", name)
+    message, listed = await panel.add(edited, state, saved, listed.value)
+    assert "is now this version" in message
+    assert len(listed.choices) == 1 and listed.value == [saved.entries[0].key]
+    assert not old.path.exists() and "how big" in saved.entries[0].path.read_text("utf-8")
+
+
+async def test_any_scenario_of_the_run_list_can_be_removed(talked):
+    _, state, saved = talked
+    text = saved.draft(state.turns)
+    name = yaml.safe_load(text)["name"]
+    first, _ = saved.add(text)
+    second, _ = saved.add(text.replace(name, "another"))
+    listed, button = await remove_unticked(saved, [second.key])
+    assert [key for _, key in listed.choices] == [second.key] and button.visible is True
+    assert not first.path.exists()
+    listed, button = await remove_unticked(saved, [])
+    assert listed.choices == [] and listed.visible is False and button.visible is False
+
+
+async def test_the_image_names_hint_is_the_names_the_images_are_saved_under(talked):
+    _, state, saved = talked
+    text = saved.draft(state.turns)
+    images = [image for turn in yaml.safe_load(text)["turns"] for image in turn.get("images", [])]
+    assert images == ["images/1.jpg"]
+    with pytest.raises(ScenarioProblem) as caught:
+        saved.check(text.replace("images/1.jpg", "images/1.png"))
+    sentence = caught.value.sentence("en")
+    assert sentence.endswith("keep the image names as they were (images/1.jpg).")
+    assert "images/1.jpg" in caught.value.sentence("zh")

@@ -125,7 +125,7 @@ class SavePanel:
         if saved is None:
             return t("save_gone", language), gr.skip()
         try:
-            entry = await run_quick(saved.add, text, deadline=CHECK_DEADLINE, what="checking")
+            entry, how = await run_quick(saved.add, text, deadline=CHECK_DEADLINE, what="checking")
         except ScenarioProblem as problem:
             return problem.sentence(language), gr.skip()
         except Overdue:
@@ -136,8 +136,9 @@ class SavePanel:
         listed = saved.listed()
         keys = {e.key for e in listed}
         value = [key for key in chosen or [] if key in keys] + [entry.key]
-        said = t("save_added", language).format(name=html.escape(entry.name, quote=False))
-        return said, saved_list_update(listed, value)
+        key = {"added": "save_added", "replaced": "save_replaced"}.get(how, "save_already")
+        said = t(key, language).format(name=html.escape(entry.name, quote=False))
+        return said, saved_list_update(listed, list(dict.fromkeys(value)))
 
     @staticmethod
     def close() -> tuple:
@@ -148,6 +149,24 @@ def saved_list_update(entries: list[Any], value: list[str]) -> Any:
     """The Scenarios tab's list of saved scenarios: each by its name, shown once there is one."""
     choices = [(entry.name, entry.key) for entry in entries]
     return gr.CheckboxGroup(choices=choices, value=value, visible=bool(entries))
+
+
+async def remove_unticked(saved: SavedScenarios | None, ticked: list[str] | None) -> tuple:
+    """The scenarios not ticked out of the run list. Outputs: the list, its Remove button."""
+    if saved is None:
+        return gr.skip(), gr.Button(visible=False)
+    keys = set(ticked or [])
+    listed = await asyncio.to_thread(saved.listed)
+    await asyncio.to_thread(saved.remove, [entry.key for entry in listed if entry.key not in keys])
+    left = await asyncio.to_thread(saved.listed)
+    value = [entry.key for entry in left if entry.key in keys]
+    return saved_list_update(left, value), gr.Button(visible=bool(left))
+
+
+async def remove_shown(saved: SavedScenarios | None) -> Any:
+    """The Remove button shows while the list has a scenario."""
+    listed = await asyncio.to_thread(saved.listed) if saved is not None else []
+    return gr.Button(visible=bool(listed))
 
 
 def wire(

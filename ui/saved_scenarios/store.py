@@ -127,12 +127,18 @@ class SavedScenarios:
                     old.unlink(missing_ok=True)
             return target
 
-    def add(self, text: str) -> SavedEntry:
+    def add(self, text: str) -> tuple[SavedEntry, str]:
         """The edited scenario in the run list, written with its images in a folder of its
-        own, so that a new draft does not change it."""
+        own, so that a new draft does not change it; and what became of the list: `added`,
+        `replaced` (a scenario of the same name was there: the new one takes its place, as two
+        of one name could not be told apart) or `same` (it was there already, as it is)."""
         with self._lock:
             scenario = self._check(text)
-            if len(self.listed()) >= MAX_SAVED:
+            listed = self.listed()
+            old = next((entry for entry in listed if entry.name == scenario.name), None)
+            if old is not None and _same_case(old.path, text):
+                return old, "same"
+            if old is None and len(listed) >= MAX_SAVED:
                 raise ScenarioProblem("save_list_full", n=MAX_SAVED)
             assert self._draft is not None
             folder = self._fresh("case-")
@@ -141,8 +147,20 @@ class SavedScenarios:
                 shutil.copyfile(self._draft / name, folder / name)
             (folder / CASE).write_text(text, encoding="utf-8")
             entry = SavedEntry(key=folder.name, name=scenario.name, path=folder / CASE)
-            self.entries.append(entry)
-            return entry
+            if old is None:
+                self.entries.append(entry)
+                return entry, "added"
+            self.entries[self.entries.index(old)] = entry
+            shutil.rmtree(old.path.parent, ignore_errors=True)
+            return entry, "replaced"
+
+    def remove(self, keys: Sequence[str]) -> None:
+        """The entries of `keys` out of the run list, and their files off the server."""
+        with self._lock:
+            gone = [entry for entry in self.entries if entry.key in set(keys)]
+            self.entries = [entry for entry in self.entries if entry not in gone]
+            for entry in gone:
+                shutil.rmtree(entry.path.parent, ignore_errors=True)
 
     def listed(self) -> list[SavedEntry]:
         """The run list: the entries whose files are still there (the idle sweep removes what
@@ -179,7 +197,16 @@ class SavedScenarios:
             for name in turn.images:
                 if name not in self._images:
                     image = html.escape(name, quote=False)
-                    raise ScenarioProblem("save_foreign_image", turn=number, image=image)
+                    if not self._images:
+                        raise ScenarioProblem("save_no_images", turn=number, image=image)
+                    # The names as the draft has them (each keeps its file's own kind).
+                    names = ", ".join(self._images[:3]) + ("…" if len(self._images) > 3 else "")
+                    raise ScenarioProblem(
+                        "save_foreign_image",
+                        turn=number,
+                        image=image,
+                        names=html.escape(names, quote=False),
+                    )
         return scenario
 
     def _fresh(self, prefix: str) -> Path:
@@ -190,6 +217,13 @@ class SavedScenarios:
         # The idle sweep removes folders nobody changed for a while: this one is in use.
         with contextlib.suppress(OSError):
             os.utime(self.root)
+
+
+def _same_case(path: Path, text: str) -> bool:
+    try:
+        return path.read_text(encoding="utf-8") == text
+    except OSError:
+        return False
 
 
 def _images(scenario: Scenario) -> list[str]:

@@ -10,6 +10,7 @@ import gradio as gr
 
 from ..listeners import Private
 from ..page.words import PageWords
+from ..saved_scenarios.panel import remove_shown, remove_unticked
 from .handlers import COLUMN_WIDTHS, ScenarioTab
 from .rows import add_rows
 from .runs import shipped_suites
@@ -45,6 +46,9 @@ def add_scenarios_tab(page: Any, state: Any, i18n: Any, words: Any = None) -> Si
     # Scenarios saved from the chat, with their images: an upload cannot bring images along.
     saved_list = gr.CheckboxGroup(
         [], value=[], label=i18n("scenario_saved"), elem_id="scenario-saved", visible=False
+    )
+    remove_saved = gr.Button(
+        i18n("scenario_saved_remove"), size="sm", visible=False, elem_id="scenario-saved-remove"
     )
     # Rows of settings to compare; with the first alone, a run is the Settings' run.
     rows = add_rows(i18n, words if words is not None else PageWords(), page.access.allowed)
@@ -116,6 +120,9 @@ def add_scenarios_tab(page: Any, state: Any, i18n: Any, words: Any = None) -> Si
         show_progress_on=[message],
         **quiet,
     )
+    # A scenario saved from the chat leaves the run list once unticked and removed.
+    remove_saved.click(remove_unticked, [saved, saved_list], [saved_list, remove_saved], **quiet)
+    saved_list.change(remove_shown, [saved], [remove_saved], show_progress="hidden", **quiet)
     # Stop ends the run through its state, so the scenarios that finished keep their results.
     stop_btn.click(tab.stopped, [state], [message], queue=False, **quiet)
     shown = [title, chat, trace, files]
@@ -132,6 +139,7 @@ def add_scenarios_tab(page: Any, state: Any, i18n: Any, words: Any = None) -> Si
             (suites, {"label": "scenario_suites"}),
             (uploads, {"label": "scenario_upload"}),
             (saved_list, {"label": "scenario_saved"}),
+            (remove_saved, {"value": "scenario_saved_remove"}),
             (run_btn, {"value": "scenario_run"}),
             (stop_btn, {"value": "stop"}),
             (json_btn, {"value": "scenario_download_json"}),
