@@ -241,6 +241,7 @@ def build_demo(
         language.change(relabel, [language, state], [*outputs, *words.components], **quiet).then(
             page.settings_notice(again=True), [state], [notice], **unqueued
         )
+        run_list.follow_language(language)  # the Scenarios tab's results, in the new language
         titles = (UI_TEXT["zh"]["title"], UI_TEXT["en"]["title"])
         language.change(None, [language], None, js=LANGUAGE_JS, queue=False, **quiet)
         scripts = {

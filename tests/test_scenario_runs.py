@@ -280,7 +280,7 @@ async def test_a_run_uses_the_model_the_sessions_settings_name(tmp_path, monkeyp
         upload = [written(tmp_path, "ok.yaml", PASSING)]
         message, *rest = await tab.run([], upload, state, lambda *a, **k: None)
         # The chat's own refusal, and nothing ran.
-        assert "not-offered" in message and rest == [gr.skip()] * 7
+        assert "not-offered" in message and rest[:7] == [gr.skip()] * 7
         assert server.requests == []
         state.prefs.model = env.default_choice().model
         message, _, table, *_ = await tab.run([], upload, state, lambda *a, **k: None)

@@ -4,11 +4,13 @@ puts them together and wires them to `ui.handlers`."""
 
 from __future__ import annotations
 
+import contextlib
 from types import SimpleNamespace
 from typing import Any
 
 import gradio as gr
 from gradio import themes
+from gradio.data_classes import ListFiles
 from gradio.helpers import Examples
 
 from agent.config import DEFAULT_OPENAI_MODEL
@@ -271,6 +273,23 @@ class ImageTextbox(gr.MultimodalTextbox):
         if payload is None:
             return None
         return {"text": payload.text, "files": [f.path for f in payload.files]}
+
+
+class ScenarioFiles(gr.File):
+    """The Scenarios tab's file input, each upload's path keeping the name the person's
+    browser gave it (`orig_name`): the server stores it under a name of its own making, with
+    some characters left out, and the results name the file as the person knows it."""
+
+    is_template = True
+
+    def preprocess(self, payload: Any) -> Any:
+        paths = super().preprocess(payload)
+        given = list(payload) if isinstance(payload, ListFiles) else [payload]
+        for path, data in zip(paths if isinstance(paths, list) else [], given, strict=False):
+            if isinstance(path, str):
+                with contextlib.suppress(AttributeError):
+                    setattr(path, "orig_name", getattr(data, "orig_name", None))  # noqa: B010
+        return paths
 
 
 # Local fonts only: the page needs nothing from a font service, and Chinese text always has a face.

@@ -1,7 +1,8 @@
 """The Scenarios tab comparing models in a real browser: rows of settings, each run in turn
 (the offline model, and models of the local OpenAI-compatible test server over real HTTP:
 one scripted, one that answers 500, one that hangs), the side-by-side tables, the downloads,
-Stop, and the tables on a phone.
+Stop, a name typed in shown as text, the results in the language chosen, and the tables on a
+phone.
 
 The page's Settings name the test server (its model "scripted"), as an operator's would.
 """
@@ -141,7 +142,14 @@ def test_rows_of_models_run_in_turn_and_show_side_by_side(page, tmp_path):
     expect(page.locator("#scenario-junit")).to_be_hidden()
     files = page.locator("#scenario-junit-files")
     for name in ("offline", "scripted", "broken"):
-        expect(files.get_by_role("cell", name=f"scenario-results.{name}.xml")).to_be_visible()
+        expect(files.get_by_role("cell", name=f"{name}.scenario-results.xml")).to_be_visible()
+    # Why the broken model failed its first scenario, in its cell.
+    goodbye = page.locator("#scenario-results [role=row]").filter(
+        has=page.get_by_text("goodbye ends the conversation", exact=True)
+    )
+    expect(goodbye.locator("[role=gridcell]").nth(3)).to_contain_text(
+        "FAIL: turn 1: outcome expected end, saw error"
+    )
 
 
 def test_rows_add_up_to_the_most_and_come_off_again(page):
@@ -156,12 +164,17 @@ def test_rows_add_up_to_the_most_and_come_off_again(page):
     expect(add).to_be_disabled()
     expect(page.locator("#scenario-rows-full")).to_contain_text("the most rows one run compares")
     set_model(page, 3, "broken")
+    set_model(page, 4, "slow")
     page.click("#scenario-row-3-remove")
-    expect(page.locator("#scenario-row-3")).to_be_hidden()
+    # The rows below move up; the last place empties.
+    expect(rows).to_have_count(5)
+    expect(page.locator("#scenario-row-6")).to_be_hidden()
+    expect(page.locator("#scenario-row-3-model input")).to_have_value("slow")
     expect(add).to_be_enabled()
-    add.click()  # the row comes back as in Settings
-    expect(page.locator("#scenario-row-3")).to_be_visible()
-    expect(page.locator("#scenario-row-3-model input")).to_have_value("As in Settings")
+    add.click()  # a new row comes at the end, as in Settings
+    expect(page.locator("#scenario-row-6")).to_be_visible()
+    expect(page.locator("#scenario-row-6-model input")).to_have_value("As in Settings")
+    expect(page.locator("#scenario-row-3-model input")).to_have_value("slow")
 
 
 def test_stop_during_a_hanging_model_keeps_the_rows_that_finished(page):
@@ -173,9 +186,11 @@ def test_stop_during_a_hanging_model_keeps_the_rows_that_finished(page):
     message = page.locator("#scenario-message")
     expect(message).to_contain_text("Running on slow: goodbye", timeout=120_000)
     page.click("#scenario-stop")
-    expect(message).to_contain_text("Stopped after 10 of 20 scenarios")
+    expect(message).to_contain_text("Stopped after 10 of 20 scenario runs")
     expect(compared_row(page, "offline")).to_contain_text("10/10")
-    expect(page.locator("#scenario-compared [role=row]")).to_have_count(2)
+    # The row Stop cut short keeps its place, and says it did not run.
+    expect(compared_row(page, "slow")).to_contain_text("not run")
+    expect(page.locator("#scenario-compared [role=row]")).to_have_count(3)
 
 
 def test_a_hanging_model_scores_zero_and_the_next_row_still_runs(page):
@@ -188,7 +203,7 @@ def test_a_hanging_model_scores_zero_and_the_next_row_still_runs(page):
     expect(compared_row(page, "slow")).to_contain_text("0/10")
     message = page.locator("#scenario-message")
     expect(message).to_contain_text(f"did not answer within {MODEL_TIMEOUT:g} seconds")
-    expect(message).to_contain_text("Its 9 other scenario(s) were not sent")
+    expect(message).to_contain_text("Its 9 other scenarios were not sent")
 
 
 def test_on_a_phone_the_tables_scroll_in_their_box_and_no_number_wraps(chromium, url):
@@ -210,8 +225,63 @@ def test_on_a_phone_the_tables_scroll_in_their_box_and_no_number_wraps(chromium,
         expect(compared_row(page, "offline")).to_contain_text("10/10", timeout=120_000)
         readable(page, "#scenario-compared", numbers=(1, 2, 3, 4, 5, 6, 7))
         readable(page, "#scenario-results", numbers=())
+        # The model's column leaves room for the figures beside it.
+        width = page.locator("#scenario-compared [role=columnheader]").first.evaluate(
+            "(h) => h.getBoundingClientRect().width"
+        )
+        assert width <= PHONE["width"] / 2
+        # Each JUnit file's name, as much of it as shows, tells which model it is of.
+        files = page.locator("#scenario-junit-files td.filename")
+        expect(files).to_have_count(2)
+        shown = files.evaluate_all(
+            """(cells) => cells.map((cell) => {
+                const right = cell.getBoundingClientRect().right;
+                let seen = '';
+                for (const span of cell.querySelectorAll('span')) {
+                    const text = span.firstChild;
+                    for (let i = 0; text && i < text.length; i++) {
+                        const range = document.createRange();
+                        range.setStart(text, i);
+                        range.setEnd(text, i + 1);
+                        const box = range.getBoundingClientRect();
+                        if (box.width && box.right <= right + 0.5) seen += text.data[i];
+                    }
+                }
+                return seen;
+            })"""
+        )
+        assert shown[0].startswith("scripted") and shown[1].startswith("offline"), shown
     finally:
         context.close()
+
+
+def test_a_name_typed_in_is_text_and_the_results_follow_the_language(page):
+    choose_control(page)
+    open_rows(page)
+    marked = "<img src=//127.0.0.1:9/x>[a](//x.io)<h1>b</h1>"
+    set_model(page, 1, marked)
+    set_model(page, 2, "Offline model")
+    page.click("#scenario-run")
+    expect(compared_row(page, "offline")).to_contain_text("10/10", timeout=120_000)
+    message = page.locator("#scenario-message")
+    expect(message).to_contain_text(f"{marked} did not run: The model “{marked}”")
+    for where in ("#scenario-message", "#scenario-compared", "#scenario-results"):
+        expect(page.locator(f"{where} :is(img, h1, a)")).to_have_count(0)
+    headers = page.locator("#scenario-results [role=columnheader] .header-content")
+    expect(headers.nth(1)).to_have_text(marked)
+    expect(compared_row(page, marked)).to_contain_text("not run")
+    # The Language setting says the results again in Chinese, and back.
+    settings = page.locator("#settings")
+    settings.locator(".label-wrap").first.click()
+    page.locator("#language").get_by_text("中文", exact=True).click()
+    expect(message).to_contain_text("点击某个模型的单元格")
+    expect(message).to_contain_text(f"{marked} 未运行")
+    expect(headers.first).to_have_text("场景")
+    expect(compared_row(page, marked)).to_contain_text("未运行")
+    expect(page.locator("#scenario-compared [role=columnheader]").nth(1)).to_contain_text("通过率")
+    page.locator("#language").get_by_text("English", exact=True).click()
+    expect(message).to_contain_text("Click a model's cell")
+    expect(headers.first).to_have_text("Scenario")
 
 
 def readable(page, table: str, numbers: tuple[int, ...]) -> None:
@@ -274,7 +344,7 @@ def test_junit_files_need_no_remove_button(page):
     page.click("#scenario-row-add")
     page.click("#scenario-run")
     files = page.locator("#scenario-junit-files")
-    named = files.get_by_role("cell", name="scenario-results.scripted.xml")
+    named = files.get_by_role("cell", name="scripted.scenario-results.xml")
     expect(named).to_be_visible(timeout=120_000)
     expect(files.get_by_role("button", name=re.compile("Remove|Clear"))).to_have_count(0)
 

@@ -8,12 +8,14 @@ from typing import Any
 
 import gradio as gr
 
+from ..layout import ScenarioFiles
 from ..listeners import Private
 from ..page.words import PageWords
 from ..saved_scenarios.panel import remove_shown, remove_unticked
-from .handlers import COLUMN_WIDTHS, ScenarioTab
+from .handlers import ScenarioTab
 from .rows import add_rows
 from .runs import shipped_suites
+from .shown import COLUMN_WIDTHS, SCORE_WIDTHS
 
 
 def add_scenarios_tab(page: Any, state: Any, i18n: Any, words: Any = None) -> SimpleNamespace:
@@ -21,7 +23,8 @@ def add_scenarios_tab(page: Any, state: Any, i18n: Any, words: Any = None) -> Si
     are added to `words` (`ui.page.words.PageWords`), which follows the language. Returns the
     run list of scenarios saved from the chat (`saved`, a `gr.State` of
     `ui.saved_scenarios.store.SavedScenarios`) and the list that shows it (`saved_list`),
-    for the chat's Save as scenario to add to."""
+    for the chat's Save as scenario to add to; and `follow_language`, which wires the
+    Language setting to draw the tab's results again in the language chosen."""
     tab = ScenarioTab(page)
     quiet: Private = {"api_visibility": "private"}
     batch = gr.State(None)
@@ -36,7 +39,7 @@ def add_scenarios_tab(page: Any, state: Any, i18n: Any, words: Any = None) -> Si
             label=i18n("scenario_suites"),
             elem_id="scenario-suites",
         )
-        uploads = gr.File(
+        uploads = ScenarioFiles(
             label=i18n("scenario_upload"),
             file_count="multiple",
             file_types=[".yaml", ".yml", ".json"],
@@ -60,7 +63,12 @@ def add_scenarios_tab(page: Any, state: Any, i18n: Any, words: Any = None) -> Si
     # After a run with several rows: a row of scores per model (the table below then says
     # which model passed which scenario).
     compared = gr.Dataframe(
-        interactive=False, visible=False, elem_id="scenario-compared", show_label=False
+        interactive=False,
+        wrap=True,
+        visible=False,
+        elem_id="scenario-compared",
+        show_label=False,
+        column_widths=list(SCORE_WIDTHS),
     )
     table = gr.Dataframe(
         interactive=False,
@@ -113,10 +121,12 @@ def add_scenarios_tab(page: Any, state: Any, i18n: Any, words: Any = None) -> Si
             group_consecutive_messages=False,
         )
 
+    # The message's sentences, kept to be said again when the language changes.
+    said = gr.State(None)
     run_btn.click(
         tab.run,
         [suites, uploads, state, saved_list, saved, rows.shown, *rows.cells],
-        [message, scores, table, batch, json_btn, junit_btn, compared, junit_files],
+        [message, scores, table, batch, json_btn, junit_btn, compared, junit_files, said],
         show_progress_on=[message],
         **quiet,
     )
@@ -152,4 +162,17 @@ def add_scenarios_tab(page: Any, state: Any, i18n: Any, words: Any = None) -> Si
             (trace, {"label": "trace_label"}),
         ):
             words.add(component, **properties)
-    return SimpleNamespace(saved=saved, saved_list=saved_list)
+
+    def follow_language(language: Any) -> None:
+        """On a change of `language` (the Settings' input), the last run's message and
+        results are drawn again in it."""
+        language.change(
+            tab.relabel,
+            [language, said, batch],
+            [message, scores, table, compared],
+            queue=False,
+            show_progress="hidden",
+            **quiet,
+        )
+
+    return SimpleNamespace(saved=saved, saved_list=saved_list, follow_language=follow_language)

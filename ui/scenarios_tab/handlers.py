@@ -28,32 +28,17 @@ from tools.ocr.pool import READER
 from ..conversations.view import scenario_turns, viewer_values
 from ..labels import t
 from ..page.state import sessions_root, traces_root
-from .comparison import Comparison, clicked
+from .comparison import Comparison, clicked, not_sent
 from .contenders import contenders
 from .rows import read_rows
-from .runs import (
-    Batch,
-    agent_prefs,
-    collect,
-    invalid_sentence,
-    run_batch,
-    score_text,
-    table_value,
-    write_downloads,
-)
+from .runs import Batch, agent_prefs, collect, invalid_said, run_batch, write_downloads
+from .said import Said, as_text, heard, line, sentence
 from .several import run_several
+from .shown import relabelled, said_only, single_outputs
 
 log = logging.getLogger(__name__)
 
 READ_DEADLINE = 20.0
-# The run's outputs after the message, when a run does not happen.
-SKIPPED = (gr.skip(),) * 7
-# Each sentence of the message line on a line of its own (the line breaks Markdown keeps).
-LINE = "\n"
-# The results table's columns: the scenario, the result, the first failure, time, calls,
-# tokens, file. In pixels, not shares of the page: on a phone the table scrolls in its own
-# box instead of squeezing a number into a column one character wide.
-COLUMN_WIDTHS = ("220px", "80px", "420px", "90px", "100px", "100px", "220px")
 
 
 class ViewerFiles:
@@ -107,14 +92,15 @@ class ScenarioTab:
         """Run the chosen files with each row of settings (`shown` and `cells`, the rows'
         inputs: `ui.scenarios_tab.rows`); one row, or none, is one run with the Settings.
         Outputs: the message, the scores, the results table, the batch (or comparison), the
-        JSON download, the JUnit download, the comparison table, the JUnit files per model."""
+        JSON download, the JUnit download, the comparison table, the JUnit files per model,
+        and the message's sentences (for a change of language to say again)."""
         # The settings as they are now: a change made while it runs is for the next run.
         prefs = replace(state.prefs if state else self.page.prefs0)
         language = prefs.language
         self.touch(state)
-        lanes, sentences = contenders(read_rows(shown, cells), prefs, language)
-        if not lanes:
-            return (LINE.join(sentences), *SKIPPED)
+        lanes, said = contenders(read_rows(shown, cells), prefs)
+        if all(lane.refused is not None for lane in lanes):
+            return said_only([*said, *(lane.refused for lane in lanes if lane.refused)], language)
         # Off the event loop: a file is bounded before it is parsed, and a deadline bounds
         # the whole of reading them, so one upload cannot hold everyone's page.
         # Scenarios saved from the chat (`saved`, ui.saved_scenarios) that are ticked to run.
@@ -123,24 +109,24 @@ class ScenarioTab:
             batch = await run_quick(
                 collect,
                 suites or [],
-                [_path(u) for u in uploads or []],
+                [(_path(u), _given_name(u)) for u in uploads or []],
                 language,
                 [(entry.path, entry.name) for entry in chosen],
                 deadline=READ_DEADLINE,
                 what="reading scenario files",
             )
         except Overdue:
-            return (t("scenario_read_slow", language), *SKIPPED)
-        sentences += [invalid_sentence(error, language) for error in batch.invalid]
+            return said_only([sentence("scenario_read_slow")], language)
+        said += [invalid_said(error) for error in batch.invalid]
         if not batch.scenarios and not batch.invalid:
-            return (t("scenario_nothing", language), *SKIPPED)
+            return said_only([sentence("scenario_nothing")], language)
         if batch.scenarios and len(lanes) > 1:
-            return await run_several(self, batch, lanes, state, progress, sentences)
+            return await run_several(self, batch, lanes, state, progress, said)
         prefs = lanes[0].prefs
         if batch.scenarios:
             problem = await self._model_problem(state, prefs)
             if problem:
-                return (LINE.join([problem, *sentences]), *SKIPPED)
+                return said_only([heard(problem, language), *said], language)
             total = len(batch.scenarios)
 
             def step(index: int, scenario: Any) -> None:
@@ -152,27 +138,20 @@ class ScenarioTab:
             stopped = await self._until_stopped(running, state)
             if stopped or batch.refused:
                 done = len(batch.results)
-                said = t("scenario_stopped", language).format(done=done, total=total)
-                sentences.insert(0, f"{said} {batch.refused}" if batch.refused else said)
+                limit = heard(batch.refused, language) if batch.refused else None
+                said.insert(0, line(sentence("scenario_stopped", done=done, total=total), limit))
         self.touch(state)
         # Writing the results is bounded by the run's turns, but not instant: off the loop.
         json_file, junit_file = await asyncio.to_thread(write_downloads, batch, self.folder(state))
         if batch.results:
-            sentences.append(t("scenario_click_row", language))
-        return (
-            LINE.join(sentences),
-            score_text(batch.scores(), language, batch.results) if batch.results else "",
-            gr.Dataframe(
-                value=table_value(batch.results, language, batch.names),
-                visible=bool(batch.results),
-                column_widths=list(COLUMN_WIDTHS),
-            ),
-            batch,
-            gr.DownloadButton(value=json_file, interactive=True),
-            gr.DownloadButton(value=junit_file, interactive=True, visible=True),
-            gr.Dataframe(visible=False),
-            gr.File(value=None, visible=False),
-        )
+            said.append(sentence("scenario_click_row"))
+        return single_outputs(batch, said, language, json_file, junit_file)
+
+    @staticmethod
+    def relabel(language: str, said: list[Said] | None, shown: Any) -> tuple:
+        """A change of language: the last run's message and results said again in it.
+        Outputs: the message, the scores, the results table, the comparison table."""
+        return relabelled(language, said, shown)
 
     def runner(self, state: Any, prefs: Any) -> dict[str, Any]:
         """How a run with `prefs` makes its model and its agents, and counts its turns: the
@@ -261,14 +240,19 @@ class ScenarioTab:
                 return gr.skip(), gr.skip(), gr.skip(), files
             lane, result = found
             batch = lane.batch
-            words = {"name": result.test_name, "model": lane.name}
+            words = {"name": as_text(result.test_name), "model": as_text(lane.shown)}
             title = t("viewer_scenario_model", language).format(**words)
+            if not_sent(result):
+                # Nothing was sent, so there is no conversation to show: only why.
+                why = as_text(result.turns[0].text) if result.turns else ""
+                said = t("viewer_not_sent", language).format(reason=why)
+                return f"**{title}**  \n{said}", [], [], files
         else:
             index = _clicked_run(batch, evt)
             if batch is None or index is None:
                 return gr.skip(), gr.skip(), gr.skip(), files
             result = batch.results[index]
-            title = t("viewer_scenario", language).format(name=result.test_name)
+            title = t("viewer_scenario", language).format(name=as_text(result.test_name))
         files = files or ViewerFiles()
         folder = files.fresh()
         turns = scenario_turns(result, batch.image_dirs.get(result.file), folder)
@@ -317,6 +301,13 @@ def _clicked_run(batch: Batch | None, evt: Any) -> int | None:
         same = [i for i in same if files[i] == row[-1]] or same
         return index if index in same else same[0]
     return index if isinstance(index, int) and 0 <= index < len(names) else None
+
+
+def _given_name(file: Any) -> str:
+    """The name the person's browser gave an upload (`components.ScenarioFiles` keeps it)."""
+    if isinstance(file, dict):
+        return str(file.get("orig_name") or "")
+    return str(getattr(file, "orig_name", None) or "")
 
 
 def _path(file: Any) -> str:

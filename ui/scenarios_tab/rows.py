@@ -1,6 +1,7 @@
 """The Scenarios tab's rows of settings to compare (`ui.scenarios_tab.contenders` reads them):
-the first row is always there, and Add shows the next, up to `MAX_ROWS`; Remove hides a row
-and sets it back to the Settings' values."""
+the first row is always there, and Add shows one more at the end, up to `MAX_ROWS`; Remove
+takes a row out, the rows below it move up, and the last is hidden with the Settings' values:
+the rows shown are always the first ones, in the order they were added."""
 
 from __future__ import annotations
 
@@ -114,38 +115,49 @@ def add_rows(i18n: Any, words: Any, allowed: Sequence[str]) -> Rows:
     words.add(add, value="compare_add")
     add.click(added, [shown], [shown, *rows, add, full], queue=False, **quiet)
     for index, remove in enumerate(removes):
-        row_cells = cells[3 * index : 3 * index + 3]
         remove.click(
             removed(index),
-            [shown],
-            [shown, rows[index], *row_cells, add, full],
+            [shown, *cells],
+            [shown, *rows, *cells, add, full],
             queue=False,
             **quiet,
         )
     return Rows(shown, cells)
 
 
+def _count(shown: Sequence[bool] | None) -> int:
+    """How many rows show: at least the first."""
+    return max(1, sum(1 for on in shown or [] if on))
+
+
 def added(shown: list[bool] | None) -> tuple:
-    """The next hidden row shown; with every row shown, Add turns off."""
-    shown = list(shown or [True] + [False] * (MAX_ROWS - 1))
-    if False in shown:
-        shown[shown.index(False)] = True
-    full = all(shown)
+    """One more row shown, after the last one; with every row shown, Add turns off."""
+    count = min(MAX_ROWS, _count(shown) + 1)
+    shown = [number < count for number in range(MAX_ROWS)]
+    full = count == MAX_ROWS
     rows = (gr.Row(visible=on) for on in shown)
     return (shown, *rows, gr.Button(interactive=not full), gr.Markdown(visible=full))
 
 
-def removed(index: int) -> Callable[[list[bool] | None], tuple]:
-    def remove(shown: list[bool] | None) -> tuple:
-        shown = list(shown or [True] + [False] * (MAX_ROWS - 1))
-        shown[index] = index == 0
-        row = gr.Row(visible=shown[index])
+def removed(index: int) -> Callable[..., tuple]:
+    """Remove for the row at `index`: the rows shown after it move up a place, keeping their
+    values, and the last place empties (as in Settings) and hides. The first row stays: alone,
+    Remove on it sets it back to the Settings' values."""
+
+    def remove(shown: list[bool] | None, *cells: Any) -> tuple:
+        count = _count(shown)
+        triples = [list(cells[i : i + 3]) for i in range(0, 3 * MAX_ROWS, 3)]
+        triples += [[SAME] * 3] * (MAX_ROWS - len(triples))
+        if index < count:
+            del triples[index]
+            triples.append([SAME] * 3)
+            count = max(1, count - 1)
+        visible = [number < count for number in range(MAX_ROWS)]
+        values = [SAME if v is None else v for triple in triples[:MAX_ROWS] for v in triple]
         return (
-            shown,
-            row,
-            SAME,
-            SAME,
-            SAME,
+            visible,
+            *(gr.Row(visible=on) for on in visible),
+            *values,
             gr.Button(interactive=True),
             gr.Markdown(visible=False),
         )

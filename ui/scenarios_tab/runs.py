@@ -5,7 +5,6 @@ and what the tab shows of the results. No gradio here; `ui.scenarios_tab.handler
 from __future__ import annotations
 
 import contextlib
-import html
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -19,6 +18,7 @@ from agent.scenarios.score import Scores
 from agent.tokens import Tokens
 
 from ..labels import cost_figure, t
+from .said import Said, line, sentence, shorter
 
 SUITES_DIR = Path(__file__).resolve().parents[2] / "scenarios"
 SUFFIXES = (".yaml", ".yml", ".json")
@@ -26,6 +26,8 @@ SUFFIXES = (".yaml", ".yml", ".json")
 # file is bounded on its own (`agent.scenarios.format`); this bounds how many of them one
 # visitor can queue, and so the run's time, memory and results.
 MAX_BATCH_TURNS = 500
+# The most characters of an upload's name the page shows.
+UPLOAD_NAME_CHARS = 80
 
 
 def shipped_suites() -> list[Path]:
@@ -58,14 +60,15 @@ class Batch:
 
 def collect(
     suites: Sequence[str],
-    uploads: Sequence[str],
+    uploads: Sequence[str | tuple[str, str]],
     language: str,
     saved: Sequence[tuple[Path, str]] = (),
 ) -> Batch:
-    """The scenarios of the shipped suites named, of the uploaded files and of those `saved`
-    from the chat (each file with the name it was saved under; its images are beside it, in a
-    folder the server made); a file that cannot be used is kept in `invalid` with its
-    problems, and the others still run."""
+    """The scenarios of the shipped suites named, of the uploaded files (each a path, or a
+    path and the name the person gave it) and of those `saved` from the chat (each file with
+    the name it was saved under; its images are beside it, in a folder the server made); a
+    file that cannot be used is kept in `invalid` with its problems, and the others still
+    run."""
     batch = Batch()
     shipped = {p.name: p for p in shipped_suites()}
     for name in suites or []:
@@ -76,15 +79,23 @@ def collect(
             continue
         _read(batch, path, f"scenarios/{name}", path.parent, language)
     for upload in uploads or []:
-        path = Path(upload)
+        path, name = _upload(upload)
         if path.suffix.lower() not in SUFFIXES:
-            problem = f"{path.name}: {t('scenario_wrong_type', language)}"
-            batch.invalid.append(FileError(file=path.name, problems=[problem]))
+            problem = f"{name}: {t('scenario_wrong_type', language)}"
+            batch.invalid.append(FileError(file=name, problems=[problem]))
             continue
-        _read(batch, path, path.name, None, language)
+        _read(batch, path, name, None, language)
     for path, name in saved:
         _read(batch, Path(path), f"{name} ({path.name})", Path(path).parent, language)
     return batch
+
+
+def _upload(upload: str | tuple[str, str]) -> tuple[Path, str]:
+    """An upload's path on the server, and the name the person gave it (the browser's word:
+    a name, never a path, and bounded), else the one it has on the server."""
+    path, given = (upload, "") if isinstance(upload, str) else upload
+    name = shorter(Path(str(given).replace("\\", "/")).name, UPLOAD_NAME_CHARS)
+    return Path(path), name or Path(path).name
 
 
 def _read(batch: Batch, path: Path, name: str, image_dir: Path | None, language: str) -> None:
@@ -118,14 +129,21 @@ def _read(batch: Batch, path: Path, name: str, image_dir: Path | None, language:
         batch.image_dirs[where] = image_dir
 
 
-def invalid_sentence(error: FileError, language: str) -> str:
+def invalid_said(error: FileError) -> Said:
     """One sentence naming the file and its first problem (and how many more there are); each
     problem starts with the file's name, and the line where the runner could tell it."""
     first = error.problems[0] if error.problems else error.file
     more = len(error.problems) - 1
-    # Shown as Markdown: a parser's "<stream end>" would be taken for a tag and vanish.
-    sentence = t("scenario_invalid", language).format(problem=html.escape(first, quote=False))
-    return sentence + (t("scenario_more_problems", language).format(n=more) if more else "")
+    key = "scenario_more_problem" if more == 1 else "scenario_more_problems"
+    return line(
+        sentence("scenario_invalid", problem=first), sentence(key, n=more) if more else None
+    )
+
+
+def invalid_sentence(error: FileError, language: str) -> str:
+    """`invalid_said` as the message line shows it: Markdown, where a parser's "<stream end>"
+    or a file named like a link is shown as written."""
+    return invalid_said(error).markdown(language)
 
 
 class TurnRefused(BaseException):

@@ -4,7 +4,8 @@ same checks, limits and approval rules as a run with one, then the rows side by 
 A row whose settings the server refuses does not run, and says why; a row whose model cannot
 be reached (it fails to answer, answers with a server error, or times out) stops at the first
 scenario that shows it, and its other scenarios count as failed without being sent; the other
-rows run either way. A turn limit stops the whole run, as it stops a run with one row.
+rows run either way. A turn limit stops the whole run, as it stops a run with one row. Every
+row keeps its place in the results, and what did not run is marked so.
 """
 
 from __future__ import annotations
@@ -13,23 +14,14 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-import gradio as gr
-
 from agent.scenarios.run import not_run
 
 from ..labels import t
-from .comparison import (
-    Comparison,
-    Lane,
-    scores_value,
-    unreachable,
-    verdicts_value,
-    write_compared,
-)
+from .comparison import Comparison, Lane, unreachable, write_compared
 from .contenders import Contender
 from .runs import Batch, run_batch
-
-LINE = "\n"
+from .said import Said, heard, line, sentence
+from .shown import compared_outputs
 
 
 async def run_several(
@@ -38,7 +30,7 @@ async def run_several(
     contenders: Sequence[Contender],
     state: Any,
     progress: Any,
-    sentences: list[str],
+    said: list[Said],
 ) -> tuple:
     """Run `batch` with each of `contenders` in turn, for `ui.scenarios_tab.handlers`'s run
     (`tab`); the same outputs. Stop keeps every finished scenario of every row."""
@@ -49,31 +41,20 @@ async def run_several(
     running = _run_lanes(tab, comparison, state, progress, language)
     stopped = await tab._until_stopped(running, state)
     refused = next((lane.batch.refused for lane in comparison.lanes if lane.batch.refused), None)
+    done = comparison.done()
+    if refused:
+        limit = heard(refused, language)
+        comparison.stopped = sentence("compare_limit", done=done, total=total, limit=limit)
+    elif stopped:
+        comparison.stopped = sentence("compare_stopped", done=done, total=total)
     notes = [lane.note for lane in comparison.lanes if lane.note]
-    if stopped or refused:
-        done = comparison.done()
-        said = t("scenario_stopped", language).format(done=done, total=total)
-        notes.insert(0, f"{said} {refused}" if refused else said)
     tab.touch(state)
     folder = tab.folder(state)
-    json_file, junit_files = await asyncio.to_thread(write_compared, comparison, folder)
-    ran = bool(comparison.ran())
-    if ran:
-        sentences.append(t("compare_click_cell", language))
-    return (
-        LINE.join([*notes, *sentences]),
-        "",
-        gr.Dataframe(
-            value=verdicts_value(comparison, language),
-            visible=ran,
-            column_widths=["220px", *["120px"] * len(comparison.ran()), "220px"],
-        ),
-        comparison,
-        gr.DownloadButton(value=json_file, interactive=True),
-        gr.DownloadButton(visible=False),
-        gr.Dataframe(value=scores_value(comparison, language), visible=ran),
-        gr.File(value=junit_files or None, visible=bool(junit_files)),
-    )
+    json_file, junit_files = await asyncio.to_thread(write_compared, comparison, folder, language)
+    lines = [*([comparison.stopped] if comparison.stopped else []), *notes, *said]
+    if comparison.ran():
+        lines.append(sentence("compare_click_cell"))
+    return compared_outputs(comparison, lines, language, json_file, junit_files)
 
 
 async def _run_lanes(
@@ -82,12 +63,16 @@ async def _run_lanes(
     per_row = len(comparison.lanes[0].batch.scenarios) if comparison.lanes else 0
     total = per_row * len(comparison.lanes)
     for number, lane in enumerate(comparison.lanes):
+        if lane.note is not None:
+            continue  # refused before anything ran
         problem = await tab._model_problem(state, lane.contender.prefs)
         if problem:
-            lane.note = t("compare_row_refused", language).format(name=lane.name, problem=problem)
+            # The problem may name the model again: as shown, not at its full length.
+            said = heard(problem, language).replaced(lane.name, lane.shown)
+            lane.note = sentence("compare_row_refused", name=lane.shown, problem=said)
             continue
 
-        def step(index: int, scenario: Any, start: int = number * per_row, name=lane.name) -> None:
+        def step(index: int, scenario: Any, start: int = number * per_row, name=lane.shown) -> None:
             desc = t("compare_running", language).format(model=name, name=scenario.name)
             progress((start + index, total), desc=desc, unit=t("scenario_unit", language))
 
@@ -111,8 +96,12 @@ def _skip_the_rest(tab: Any, lane: Lane, language: str) -> None:
     error = turn.text
     if tab.page.access.hides_failures(lane.contender.prefs):
         error = t("url_failed", language)  # a visitor's own URL on a public page: no details
-    reason = t("compare_unreachable", language).format(
-        name=lane.name, scenario=results[-1].scenario, error=error.rstrip(".。"), n=len(left)
+    stop = sentence(
+        "compare_unreachable",
+        name=lane.shown,
+        scenario=results[-1].scenario,
+        error=heard(error, language),
     )
-    lane.note = reason
+    key = "compare_not_sent_one" if len(left) == 1 else "compare_not_sent"
+    lane.note = line(stop, sentence(key, n=len(left)) if left else None)
     results.extend(not_run(scenario, error) for scenario in left)
