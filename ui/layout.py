@@ -26,7 +26,10 @@ from .page.words import PageWords, choices
 from .saved_scenarios import panel as saved_scenarios
 
 # The page follows the browser's language; zh-CN and zh-TW browsers both get Chinese.
-I18N = gr.I18n(**UI_TEXT, **{"zh-CN": UI_TEXT["zh"], "zh-TW": UI_TEXT["zh"]})
+# Gradio's status tracker tells a screen reader `common.complete` when a run that shows its
+# progress ends, a key Gradio 6.31's own word tables lack, so it was read out as written.
+_TEXT = {k: {**words, "common.complete": words["gradio_complete"]} for k, words in UI_TEXT.items()}
+I18N = gr.I18n(**_TEXT, **{"zh-CN": _TEXT["zh"], "zh-TW": _TEXT["zh"]})
 
 
 def text_of(key: str) -> Any:
