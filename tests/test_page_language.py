@@ -194,3 +194,11 @@ async def test_a_language_change_says_the_conversation_and_every_part_again():
     assert chat[0]["content"] == ["convert 5 miles"]  # the person's words stay as written
     assert updates[0]["value"] == "停止"
     assert updates[1]["label"] == "图片细节" and updates[1]["choices"] == [("低", "low")]
+
+
+@pytest.mark.parametrize(("locale", "said"), [("en", "Done"), ("zh-CN", "完成")])
+def test_gradio_s_end_of_run_word_is_ours_in_each_language(locale, said):
+    # Gradio's status tracker announces the key `common.complete`, which its tables lack.
+    from ui.layout import I18N
+
+    assert I18N.translations_dict[locale]["common.complete"] == said
