@@ -36,6 +36,16 @@ def says(page, key: str) -> dict[str, str]:
     expect(page.locator("#retry")).to_have_text(text["retry"])
     expect(page.locator("#clear")).to_have_text(text["clear"])
     expect(page.locator("#download")).to_have_text(text["download"])
+    expect(page.locator("#new-conversation")).to_have_text(text["new_conversation"])
+    expect(page.locator("#conversations")).to_contain_text(text["conversations"])
+    if not page.locator("#open-conversation").is_visible():
+        page.locator("#conversations").get_by_role("button").first.click()
+    for part, name in [
+        ("#open-conversation", "open_conversation"),
+        ("#delete-conversation", "delete_conversation"),
+        ("#reopen-conversation", "reopen_conversation"),
+    ]:
+        expect(page.locator(part)).to_contain_text(text[name])
     expect(page.locator("#header")).to_contain_text(text["title"])
     expect(page.locator("#banner")).to_contain_text(text["banner_offline"][2:12])
     expect(page.get_by_role("tab", name=text["tab_chat"], exact=True)).to_be_visible()
