@@ -49,6 +49,8 @@ def test_clear_and_delete_are_undone_and_stay_undone_after_a_reload(open_at):
     expect(page.locator("#trace")).to_contain_text("Turn 1")
     # A second conversation: the first is in the list, with its turn and its time.
     page.click("#new-conversation")
+    # Until New has emptied the chat, the first conversation's answer would count as done.
+    expect(chat.locator(".user-row")).to_have_count(0)
     ask(page, "convert 5 miles")
     turn_done(page, 1)
     ask(page, "km")
