@@ -89,3 +89,19 @@ def _scalar_size(value: Any) -> int:
     if _container(value):
         return 2
     return len(value) + 2 if isinstance(value, str) else 1
+
+
+def check_strings(value: Any, max_chars: int) -> None:
+    """`OutOfBounds` if any text of the parsed `value`, keys too, is longer than `max_chars`.
+    One walk, without recursion (call `check_value` first: it bounds the depth and size)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if len(item) > max_chars:
+                raise OutOfBounds("size", f"a text of {len(item):,} characters")
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)

@@ -149,6 +149,27 @@ def test_streamed_pieces_count_once_joined(tmp_path):
     assert event.text == "a" * reader.MAX_TURN_EVENTS * 3
 
 
+def test_a_text_longer_than_the_page_writes_is_refused_before_it_is_shown(tmp_path):
+    # A turn's words, a step's text, a key, and pieces each short enough that join into one.
+    long = "x" * (reader.MAX_STEP_CHARS + 1)
+    piece = '{"type": "model_delta", "step": 1, "text": "' + "a" * 40_000 + '"}'
+    texts = [
+        HEAD + '[{"number": 1, "text": "' + "y" * 7_000_000 + '", "events": []}], "images": []}',
+        conversation('{"type": "answer", "text": "' + long + '"}'),
+        conversation('{"type": "answer", "text": "hi", "' + long + '": 1}'),
+        conversation(",".join([piece] * 2)),
+    ]
+    for number, text in enumerate(texts):
+        refused = refusal(zipped(tmp_path / f"long{number}.zip", text), tmp_path / "shown")
+        assert refused.reason == "too_big"
+    older = tmp_path / "older.json"
+    older.write_text('[{"type": "answer", "text": "' + long + '"}]')
+    assert refusal(older, tmp_path / "shown").reason == "too_big"
+    fits = conversation('{"type": "answer", "text": "' + "x" * reader.MAX_STEP_CHARS + '"}')
+    (turn,) = load_conversation(zipped(tmp_path / "fits.zip", fits), tmp_path / "shown").turns
+    assert len(turn.events[0].text) == reader.MAX_STEP_CHARS
+
+
 def test_nesting_is_bounded_even_with_a_bracket_hidden_in_a_string(tmp_path):
     deep = "[" * 500 + '"{"' + "]" * 500
     result = '{"type": "tool_result", "step": 1, "call_id": "c1", "tool": "zoom", "ok": true, '

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from agent.events import load_trace
 
-from ..json_bounds import OutOfBounds, check_text, check_value
+from ..json_bounds import OutOfBounds, check_strings, check_text, check_value
 from .format import FORMAT, VERSION, joined
 
 # What one opened file may hold, checked before any of it is unpacked or parsed: entries of
@@ -42,6 +42,11 @@ MAX_TURN_EVENTS = 1_000  # a turn of 50 steps, each with its calls, has fewer
 # All turns' together: a conversation the page keeps (100 turns) has a few thousand. Checking
 # events holds the interpreter whole (pydantic's core), so this bounds how long others wait.
 MAX_EVENTS = 5_000
+# The longest text one answer or step of the page's own download holds, with room to spare: a
+# model's reply stops at 2,048 tokens of at most 8 characters (`agent.models.openai_compat`),
+# and a tool's text is a few thousand characters. The browser draws every text of a turn it
+# shows; one of 7 million characters held a tab for minutes.
+MAX_STEP_CHARS = 64_000
 MAX_IMAGE_BYTES = 40 * 1024 * 1024
 MAX_IMAGES_BYTES = 200 * 1024 * 1024  # all of them together
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp"}
@@ -153,6 +158,7 @@ def _parsed(data: bytes) -> Any:
         check_text(data, MAX_CONTAINERS)
         value = json.loads(data)
         check_value(value, MAX_JSON_BYTES)
+        check_strings(value, MAX_STEP_CHARS)
     except OutOfBounds as exc:
         # Nested deeper than the page writes is past a bound as much as larger is.
         raise UnreadableFile("too_big", str(exc)) from None
@@ -172,6 +178,9 @@ def _events(listed: Any, room: int = MAX_TURN_EVENTS) -> list[Any]:
         kept = joined(listed)
         if len(kept) > room:
             raise UnreadableFile("too_big", f"more than {room} events")
+        # Pieces short enough each can join into a step longer than the page writes.
+        if any(len(str(event.get("text") or "")) > MAX_STEP_CHARS for event in kept):
+            raise UnreadableFile("too_big", "a step longer than any the page writes")
         return load_trace(json.dumps(kept))
     except (ValidationError, ValueError, TypeError, AttributeError, KeyError) as exc:
         if isinstance(exc, UnreadableFile):

@@ -38,16 +38,18 @@ from ..events import export_trace
 from ..images.store import ImageRef, ImageRejected, ImageStore
 from ..messages import StepRecord
 from ..session import PendingApproval, Turn
-from .reader import MAX_ENTRIES, MAX_TURNS, UnreadableFile, ViewedTurn, load_conversation
+from .reader import (
+    MAX_ENTRIES,
+    MAX_STEP_CHARS,
+    MAX_TURNS,
+    UnreadableFile,
+    ViewedTurn,
+    load_conversation,
+)
 
 IMAGE_ID = re.compile(r"img_\d{1,9}")
 # An image's facts that its file decides: read from the checked copy, never from the file's word.
 _CHECKED = frozenset({"id", "width", "height", "media_type", "path", "digest"})
-# The longest text one answer or step of the page's own download holds, with room to spare: a
-# model's reply stops at 2,048 tokens of at most 8 characters (`agent.models.openai_compat`),
-# and a tool's text is a few thousand characters. The browser draws every text of a turn it
-# shows; one of 7 million characters held a tab for minutes.
-MAX_STEP_CHARS = 64_000
 
 
 class RefusedImage(UnreadableFile):
