@@ -182,3 +182,13 @@ async def test_the_image_names_hint_is_the_names_the_images_are_saved_under(talk
     sentence = caught.value.sentence("en")
     assert sentence.endswith("keep the image names as they were (images/1.jpg).")
     assert "images/1.jpg" in caught.value.sentence("zh")
+
+
+async def test_a_name_written_as_markup_is_said_as_written(talked):
+    page, state, saved = talked
+    text = saved.draft(state.turns)
+    name = yaml.safe_load(text)["name"]
+    markup = "[click](http://127.0.0.1:9/x) <b>bold</b> **big**"
+    message, _ = await SavePanel(page).add(text.replace(name, markup), state, saved, [])
+    # Drawn as Markdown: no link, tag or emphasis of its own.
+    assert "\\[click\\](" in message and "&lt;b&gt;" in message and "\\*\\*big" in message

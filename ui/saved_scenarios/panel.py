@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import html
 import logging
 from types import SimpleNamespace
 from typing import Any
@@ -23,6 +22,7 @@ from agent.offload import Overdue, run_quick
 from ..conversations.export import turn_status
 from ..labels import t
 from ..listeners import Quiet
+from ..typed_text import as_text
 from .store import SavedScenarios, ScenarioProblem
 
 log = logging.getLogger(__name__)
@@ -137,7 +137,7 @@ class SavePanel:
         keys = {e.key for e in listed}
         value = [key for key in chosen or [] if key in keys] + [entry.key]
         key = {"added": "save_added", "replaced": "save_replaced"}.get(how, "save_already")
-        said = t(key, language).format(name=html.escape(entry.name, quote=False))
+        said = t(key, language).format(name=as_text(entry.name))
         return said, saved_list_update(listed, list(dict.fromkeys(value)))
 
     @staticmethod

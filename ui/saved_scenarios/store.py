@@ -13,7 +13,6 @@ page calls them off the event loop.
 from __future__ import annotations
 
 import contextlib
-import html
 import json
 import os
 import shutil
@@ -34,6 +33,7 @@ from agent.scenarios.record import HeardTurn, record, scenario_yaml, write_scena
 from ..conversations.export import turn_status
 from ..labels import t
 from ..page.state import TurnRecord, traces_root
+from ..typed_text import as_text
 
 # Scenarios one session's run list holds at once; the Run's own bound (`MAX_BATCH_TURNS`)
 # still holds for what it runs.
@@ -196,7 +196,7 @@ class SavedScenarios:
         for number, turn in enumerate(scenario.turns, 1):
             for name in turn.images:
                 if name not in self._images:
-                    image = html.escape(name, quote=False)
+                    image = as_text(name)
                     if not self._images:
                         raise ScenarioProblem("save_no_images", turn=number, image=image)
                     # The names as the draft has them (each keeps its file's own kind).
@@ -205,7 +205,7 @@ class SavedScenarios:
                         "save_foreign_image",
                         turn=number,
                         image=image,
-                        names=html.escape(names, quote=False),
+                        names=as_text(names),
                     )
         return scenario
 
@@ -236,4 +236,4 @@ def _problem(exc: InvalidFile, path: Path) -> str:
     download, and no folder of the server's in it; Markdown-safe."""
     first = exc.error.problems[0] if exc.error.problems else ""
     first = first.replace(str(path), CASE).replace(str(path.parent), ".")
-    return html.escape(first, quote=False)
+    return as_text(first)

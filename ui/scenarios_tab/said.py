@@ -10,7 +10,6 @@ No gradio here.
 from __future__ import annotations
 
 import functools
-import html
 import re
 import string
 from collections.abc import Callable
@@ -20,29 +19,15 @@ from typing import Any
 from tools import words as catalog
 from tools.words import LANGUAGES, language_key
 
+from ..typed_text import as_text
+
 # The groups a sentence heard from elsewhere may come from: the page's (the turn limits, the
 # model allow-list) and the model's errors.
 HEARD_GROUPS = ("page", "errors")
 # Below this many fixed characters a sentence would match too much to be recognised by.
 _LEAST_FIXED = 12
-# The characters Markdown (and the page's LaTeX) reads as markup wherever they are, each
-# escaped; `<`, `>` and `&` become entities. A link needs `[`, and an image `![`.
-_MARKUP = re.compile(r"([\\`*_\[\]#|~$@])")
-# What starts a list or a heading at the start of a line.
-_LINE_START = re.compile(r"^(\d+)([.)])|^([-+=])")
-# What Markdown would make a link of with no markup at all: an address.
-_BARE_LINK = re.compile(r"(?<=:)//|(?<=www)\.", re.IGNORECASE)
 # How long a name the person typed may be where the page shows it.
 NAME_CHARS = 48
-
-
-def as_text(text: Any) -> str:
-    """`text` shown as Markdown exactly as written, on one line: no tag, link, heading or
-    formula of its own. For anything a person or a model server wrote."""
-    flat = " ".join(str(text).split())
-    escaped = _MARKUP.sub(r"\\\1", html.escape(flat, quote=False))
-    escaped = _BARE_LINK.sub(lambda found: "\\" + "\\".join(found.group()), escaped)
-    return _LINE_START.sub(lambda m: f"{m[1]}\\{m[2]}" if m[1] else f"\\{m[3]}", escaped)
 
 
 def shorter(name: str, limit: int = NAME_CHARS) -> str:
