@@ -110,6 +110,11 @@ def chat_tab(prefs0: Prefs, words: PageWords) -> SimpleNamespace:
     ]:
         words.add(button, value=key)
     words.add(download, label="download")  # a download button's value is its file
+    # Gradio translates a part's words once, when it is first drawn: a part hidden then (an
+    # undo offer) would keep the language it was first shown in.
+    words.add(undo_clear.undo_clear_said, value="conversation_cleared")
+    words.add(undo_clear.undo_clear_btn, value="undo_clear")
+    words.add(history.undo_delete_btn, value="undo_delete")
     words.add(trace, label="trace_label", placeholder="trace_placeholder")
     return SimpleNamespace(
         chatbot=chatbot,

@@ -15,6 +15,7 @@ from tests.browser.test_history_page import (
     turn_done,
     wait_saved,
 )
+from tests.browser.test_language_switch import choose
 from ui.labels import UI_TEXT
 
 pytestmark = pytest.mark.browser
@@ -117,3 +118,21 @@ def test_clear_then_two_deletes_are_each_undone(open_at):
     listed = past_list(page)
     expect(entry(listed, "what is 6*7")).to_have_count(1)
     expect(entry(listed, "what is 2+2")).to_have_count(1)
+
+
+def test_an_offer_first_shown_in_english_speaks_chinese_once_the_page_does(open_at):
+    page = open_at()
+    ask(page, "what is 6*7")
+    turn_done(page, 1)
+    page.click("#clear")
+    offer = page.locator("#undo-clear")
+    expect(offer).to_contain_text(TEXT["conversation_cleared"])
+    offer.get_by_role("button", name=TEXT["undo_clear"]).click()
+    expect(offer).to_be_hidden()
+    expect(page.locator("#chat .bot-row")).to_have_count(1)
+    choose(page, "中文")
+    expect(page.locator("#clear")).to_have_text(UI_TEXT["zh"]["clear"])
+    page.click("#clear")
+    expect(offer).to_contain_text(UI_TEXT["zh"]["conversation_cleared"])
+    expect(offer.get_by_role("button")).to_have_text(UI_TEXT["zh"]["undo_clear"])
+

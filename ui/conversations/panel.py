@@ -143,8 +143,8 @@ def _undo_row(said: Any, undo: Any, elem_id: str) -> tuple[gr.Row, gr.Markdown, 
 
 def undo_clear_parts(i18n: Any) -> SimpleNamespace:
     """Under the chat's buttons: "Conversation cleared." and its "Undo clear" button."""
-    row, _, button = _undo_row(i18n("conversation_cleared"), i18n("undo_clear"), "undo-clear")
-    return SimpleNamespace(undo_clear=row, undo_clear_btn=button)
+    row, said, button = _undo_row(i18n("conversation_cleared"), i18n("undo_clear"), "undo-clear")
+    return SimpleNamespace(undo_clear=row, undo_clear_said=said, undo_clear_btn=button)
 
 
 def new_button(i18n: Any) -> gr.Button:
