@@ -36,7 +36,7 @@ def build(i18n: Any) -> SimpleNamespace:
             )
             deny = gr.Button(i18n("approval_deny"), variant="stop", elem_id="approval-deny")
         always = gr.Checkbox(False, label=i18n("approval_always"), elem_id="approval-always")
-        with gr.Accordion(i18n("approval_edit"), open=False, elem_id="approval-edit"):
+        with gr.Accordion(i18n("approval_edit"), open=False, elem_id="approval-edit") as edit:
             arguments = gr.Code(
                 "{}",
                 language="json",
@@ -51,6 +51,7 @@ def build(i18n: Any) -> SimpleNamespace:
         approve=approve,
         deny=deny,
         always=always,
+        edit=edit,
         arguments=arguments,
         run_edited=run_edited,
     )

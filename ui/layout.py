@@ -115,6 +115,15 @@ def chat_tab(prefs0: Prefs, words: PageWords) -> SimpleNamespace:
     words.add(undo_clear.undo_clear_said, value="conversation_cleared")
     words.add(undo_clear.undo_clear_btn, value="undo_clear")
     words.add(history.undo_delete_btn, value="undo_delete")
+    for button, key in [
+        (approval.approve, "approval_approve"),
+        (approval.deny, "approval_deny"),
+        (approval.run_edited, "approval_run_edited"),
+    ]:
+        words.add(button, value=key)
+    words.add(approval.always, label="approval_always")
+    words.add(approval.edit, label="approval_edit")
+    words.add(approval.arguments, label="approval_args")
     words.add(trace, label="trace_label", placeholder="trace_placeholder")
     return SimpleNamespace(
         chatbot=chatbot,

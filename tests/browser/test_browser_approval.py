@@ -165,6 +165,21 @@ def test_typing_yes_in_chinese_approves_and_the_panel_speaks_chinese(browser, ur
         page.context.close()
 
 
+def test_the_panel_first_shown_in_english_speaks_chinese_once_the_page_does(page):
+    REPLIES[:] = [ORDER, "Answer: Two teas are on their way.", ORDER, "Answer: 好的。"]
+    ask(page, "order two teas")
+    sync_api.expect(page.locator("#approval-approve")).to_have_text("Approve")
+    page.click("#approval-approve")
+    answered(page, "Two teas are on their way.")
+    page.click("#settings button")  # open the Settings accordion
+    page.locator("#language").get_by_text("中文", exact=True).click()
+    sync_api.expect(page.locator("#clear")).to_have_text("清空")
+    ask(page, "再来两杯")
+    sync_api.expect(page.locator("#approval-approve")).to_have_text("批准")
+    sync_api.expect(page.locator("#approval-deny")).to_have_text("拒绝")
+    sync_api.expect(page.locator("#approval-always")).to_contain_text("在本对话中总是允许这个工具")
+
+
 def test_the_protocol_radio_picks_the_protocol_and_the_status_line_names_it(page):
     NATIVE["on"] = True
     try:
