@@ -67,7 +67,11 @@ def open_page(browser: Any, url: str, locale: str = "en-US", viewport: Any = Non
     page.set_default_timeout(30_000)
     page.goto(url)
     page.wait_for_selector("#input textarea")
+    # The load's events queue behind whatever the server still runs: on a loaded machine
+    # they have taken more than the default 30 s.
     page.wait_for_function(
-        "key => sessionStorage.getItem(key) !== null", arg=STORAGE_PREFIX + "current"
+        "key => sessionStorage.getItem(key) !== null",
+        arg=STORAGE_PREFIX + "current",
+        timeout=90_000,
     )
     return page
