@@ -86,13 +86,21 @@
     return index;
   };
 
+  // Past the list's bound, the oldest conversation that no open tab shows goes (a tab left in
+  // the background still has its own when it is reloaded); only when every one is open does
+  // the oldest go all the same.
   const writeIndex = (index) => {
     index.conversations.sort((a, b) => (b.saved_at || 0) - (a.saved_at || 0));
     const kept = [];
     for (const entry of index.conversations) {
-      if (kept.some((e) => e.id === entry.id)) continue;
-      if (kept.length < settings.maxConversations) kept.push(entry);
-      else localStorage.removeItem(CONVERSATION + entry.id);
+      if (!kept.some((e) => e.id === entry.id)) kept.push(entry);
+    }
+    while (kept.length > settings.maxConversations) {
+      let oldest = kept.length - 1;
+      while (oldest > 0 && shown(kept[oldest].id)) oldest -= 1;
+      if (shown(kept[oldest].id)) oldest = kept.length - 1;
+      localStorage.removeItem(CONVERSATION + kept[oldest].id);
+      kept.splice(oldest, 1);
     }
     index.conversations = kept;
     try {
@@ -112,7 +120,7 @@
       } catch (error) {
         if (purgeTrash(true)) continue;  // deleted conversations make room first
         const index = readIndex();
-        const others = index.conversations.filter((e) => e.id !== id);
+        const others = index.conversations.filter((e) => e.id !== id && !shown(e.id));
         if (!others.length) {
           console.warn("This conversation is too large for this browser to keep:", error);
           return false;
@@ -172,6 +180,15 @@
   const heldElsewhere = (id) => {
     const mark = id ? readMark(id) : null;
     return Boolean(mark && mark.tab !== TAB && Date.now() - (mark.at || 0) < FRESH_MS);
+  };
+
+  // Whether a tab (this one too) has shown the conversation lately. Longer than FRESH_MS: a
+  // browser runs a background tab's timers as seldom as once a minute.
+  const SHOWN_MS = 150000;
+  const shown = (id) => {
+    if (id === validId(sessionStorage.getItem(CURRENT))) return true;
+    const mark = readMark(id);
+    return Boolean(mark && Date.now() - (mark.at || 0) < SHOWN_MS);
   };
 
   let marked = null;

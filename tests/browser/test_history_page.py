@@ -350,6 +350,41 @@ def test_two_tabs_each_keep_their_own_and_list_the_other(open_page):
     expect(two.locator("#chat .user-row")).to_have_count(1)
 
 
+# Newer conversations, as copies of the first one kept (the list's bound is ten).
+_NEWER = """([prefix, count]) => {
+  const index = JSON.parse(localStorage.getItem(prefix + "index"));
+  const first = index.conversations[0];
+  const text = localStorage.getItem(prefix + "c/" + first.id);
+  for (let i = 0; i < count; i += 1) {
+    const id = "abc" + i.toString(16).padStart(4, "0");
+    const copy = JSON.parse(text);
+    if ("id" in copy) copy.id = id;
+    copy.saved_at = (first.saved_at || 0) + 1 + i;
+    localStorage.setItem(prefix + "c/" + id, JSON.stringify(copy));
+    index.conversations.push({...first, id, saved_at: copy.saved_at});
+  }
+  localStorage.setItem(prefix + "index", JSON.stringify(index));
+}"""
+
+
+def test_a_conversation_open_in_a_tab_is_not_pushed_out_by_another_tabs(open_page):
+    one = open_page()
+    ask(one, "what is 6*7")
+    turn_done(one, 1)
+    two = one.context.new_page()
+    two.goto(one.url)
+    two.wait_for_selector("#input textarea")
+    two.evaluate(_NEWER, [STORAGE_PREFIX, 10])
+    ask(two, "what is 2+2")  # its save makes room: the oldest goes, unless a tab shows it
+    turn_done(two, 1)
+    two.wait_for_function(
+        "p => JSON.parse(localStorage.getItem(p + 'index')).conversations.length === 10",
+        arg=STORAGE_PREFIX,
+    )
+    reload(one)
+    expect(one.locator("#chat")).to_contain_text("what is 6*7")
+
+
 @pytest.mark.parametrize("locale", ["zh-CN"])
 def test_a_tabs_list_follows_what_another_tab_saves_and_deletes(open_page, locale):
     one = open_page(locale)
