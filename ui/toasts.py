@@ -14,7 +14,7 @@ from tools.words import LANGUAGES, words
 
 # Gradio 6.31's sentence; a Gradio that words it otherwise leaves it as it is.
 GRADIO_TOO_BIG = r"^File\(s\) exceed the maximum allowed size of [^:]+: (.+)$"
-GRADIO_WRONG_TYPE = r"^Invalid file types?: (.+)\. Only .+ allowed\.$"
+GRADIO_WRONG_TYPE = r"^Invalid file types?: (.+)\. Only (.+) allowed\.$"
 TITLES = {"Error": "toast_error", "Warning": "toast_warning", "Info": "toast_info"}
 
 
@@ -25,6 +25,8 @@ def toast_settings(max_upload_mb: float) -> dict:
         language: {
             "too_big": words(language, "page.upload_too_big").replace("{limit}", limit),
             "wrong_type": words(language, "page.upload_not_image"),
+            # Only "Open a downloaded conversation" takes a .zip: its refusal, not an image's.
+            "not_conversation": "{names}: " + words(language, "page.reopen_not_conversation"),
             "titles": {en: words(language, f"page.{key}") for en, key in TITLES.items()},
         }
         for language in LANGUAGES

@@ -12,7 +12,10 @@
       const found = el.textContent.trim().match(tooBig);
       if (found) el.textContent = said.too_big.replace("{names}", found[1]);
       const wrong = el.textContent.trim().match(wrongType);
-      if (wrong) el.textContent = said.wrong_type.replace("{names}", wrong[1]);
+      if (wrong) {
+        const sentence = /\.zip\b/.test(wrong[2]) ? said.not_conversation : said.wrong_type;
+        el.textContent = sentence.replace("{names}", wrong[1]);
+      }
     });
     document.querySelectorAll(".toast-title").forEach((el) => {
       const now = el.textContent.trim();

@@ -77,6 +77,14 @@ def test_a_downloaded_conversation_opens_in_the_chat_and_goes_on(open_at, tmp_pa
         "notes.zip: This is not a conversation downloaded from this page's chat"
     )
     expect(chat.locator(".bot-row")).to_have_count(0)
+    # Not even a .zip: the same sentence (Gradio refuses it before the server sees it).
+    renamed = tmp_path / "conversation.txt"
+    renamed.write_bytes(saved.read_bytes())
+    open_file(page, renamed)
+    expect(page.locator(".toast-body").last).to_contain_text(
+        "conversation.txt: This is not a conversation downloaded from this page's chat"
+    )
+    expect(chat.locator(".bot-row")).to_have_count(0)
     open_file(page, saved)
     expect(chat.locator(".user-row")).to_contain_text("what size is this?")
     expect(chat.locator(".user-row img")).to_have_count(2)
