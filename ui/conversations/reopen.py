@@ -126,4 +126,14 @@ class Reopener:
         kept = history.kept(state)
         kept.forget(state.conversation_id)  # the browser keeps nothing under its id yet
         ops.append({"op": "current", "id": state.conversation_id})
+        if left_out := _left_out(conversation):
+            ids = ", ".join(left_out[:5]) + ("…" if len(left_out) > 5 else "")
+            gr.Warning(t("reopen_left_out", state.prefs.language).format(ids=ids))
         return history._whole(state, ops + kept.changes(state), False)
+
+
+def _left_out(conversation: dict[str, Any]) -> list[str]:
+    """The ids of images the turns show that the file did not hold as it said it did."""
+    held = {image.get("id") for image in conversation.get("images") or ()}
+    named = (i for turn in conversation["turns"] for i in turn.get("images") or ())
+    return [i for i in dict.fromkeys(named) if i not in held]
