@@ -404,7 +404,9 @@ async def test_two_deletes_are_undone_one_by_one_the_latest_first(browser):
     tab.apply(history.delete(second, state, "")[0])
     _, delete_row, said_, _ = undo.offer(state)
     assert shown(delete_row) is True
-    assert said_ == "Deleted “what is 2+2”, and 1 more before it that Undo brings back after it."
+    assert said_ == (
+        "Deleted “what is 2+2” and 1 more; Undo brings them back one at a time, the latest first."
+    )
     saved, _, row, said_ = undo.undo_delete(state)
     tab.apply(saved)
     assert shown(row) is True and said_ == "Deleted “what is 6*7”."

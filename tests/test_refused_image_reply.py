@@ -147,3 +147,27 @@ async def test_a_hosted_model_is_told_what_was_refused(huge, language, text, not
         said.startswith(text) and note in said and ("12000x10000" in said or "12000×10000" in said)
     )
     assert request.facts.refused_images and "huge.png" in request.facts.refused_images[0]
+
+
+QUESTIONS = {
+    "en": ("what is in this image?", "what is in these images?"),
+    "zh": ("这张图片里有什么？", "这些图片里有什么？"),
+}
+
+
+@pytest.mark.parametrize(
+    ("language", "one", "many"),
+    [
+        ("en", "The file you sent was refused", "The files you sent were refused"),
+        ("zh", "您发送的文件被拒绝了", "您发送的这些文件被拒绝了"),
+    ],
+)
+async def test_one_refused_file_and_several_are_said_as_such(
+    tools, huge, heavy, language, one, many
+):
+    # A PDF is refused as a file too: the reply does not call what was sent an image.
+    single, several = QUESTIONS[language]
+    events = await ask(tools, single, [huge], language)
+    assert one in events[-1].text
+    events = await ask(tools, several, [huge, heavy], language)
+    assert many in events[-1].text

@@ -108,7 +108,9 @@ def decide(request: ModelRequest, seen: conversation.Seen, words: dict[str, str]
             and (_ABOUT_IMAGE.search(question) or content_of(question) or names_an_image(question))
         )
         if wants_image or (not ranked and rank_tools(question, request.tools, True)):
-            refused = words["refused"].format(reasons=" ".join(request.facts.refused_images))
+            reasons = request.facts.refused_images
+            said = words["refused_many" if len(reasons) > 1 else "refused"]
+            refused = said.format(reasons=" ".join(reasons))
             return f"Thought: {words['refused_thought']}\nAnswer: {refused}"
     job = Job(task, tools, ranked, ids, choice, request.language)
     # An earlier request taken up again is about the one image named now, not all of them.
