@@ -424,3 +424,25 @@ async def test_one_row_is_the_run_of_today_with_that_rows_settings():
     assert "**Pass rate** 10/10" in scores and "Click a row" in message
     assert len(table.value["data"]) == CONTROL and not isinstance(batch, Comparison)
     assert compared.visible is False and junit_files.visible is False and junit_btn.visible
+
+
+async def test_a_language_chosen_while_it_runs_is_the_one_its_progress_and_results_take():
+    page = PageHandlers(lambda prefs: OfflineModel(), Settings(AGENT_TURNS_PER_MINUTE=0))
+    for rows in ((row(), row("second")), (row(),)):
+        state = page.new_state()
+        descs: list[str] = []
+
+        def progress(*args: Any, desc: str = "", descs=descs, state=state, **kwargs: Any) -> None:
+            descs.append(desc)
+            if len(descs) == 3:
+                state.prefs.language = "zh"  # as the Language setting does, mid-run
+
+        try:
+            out = await run(ScenarioTab(page), state, *rows, progress=progress)
+            assert descs[1].startswith("Running"), descs[1]
+            assert descs[-1].startswith("正在"), descs[-1]
+            message, _, table = out[:3]
+            assert "点击" in message and "Click" not in message
+            assert table.value["headers"][0] == "场景"
+        finally:
+            state.close()

@@ -94,7 +94,9 @@ class ScenarioTab:
         Outputs: the message, the scores, the results table, the batch (or comparison), the
         JSON download, the JUnit download, the comparison table, the JUnit files per model,
         and the message's sentences (for a change of language to say again)."""
-        # The settings as they are now: a change made while it runs is for the next run.
+        # The settings as they are now: a change made while it runs is for the next run. Its
+        # words are not: what it shows is drawn in the page's language when it is shown, and
+        # `language` is only the one the sentences it hears from elsewhere are made in.
         prefs = replace(state.prefs if state else self.page.prefs0)
         language = prefs.language
         self.touch(state)
@@ -116,24 +118,25 @@ class ScenarioTab:
                 what="reading scenario files",
             )
         except Overdue:
-            return said_only([sentence("scenario_read_slow")], language)
+            return said_only([sentence("scenario_read_slow")], self.language(state))
         said += [invalid_said(error) for error in batch.invalid]
         if not batch.scenarios and not batch.invalid:
-            return said_only([sentence("scenario_nothing")], language)
+            return said_only([sentence("scenario_nothing")], self.language(state))
         if batch.scenarios and len(lanes) > 1:
             return await run_several(self, batch, lanes, state, progress, said)
         prefs = lanes[0].prefs
         if batch.scenarios:
             problem = await self._model_problem(state, prefs)
             if problem:
-                return said_only([heard(problem, language), *said], language)
+                return said_only([heard(problem, language), *said], self.language(state))
             total = len(batch.scenarios)
 
             def step(index: int, scenario: Any) -> None:
-                desc = t("scenario_running", language).format(name=scenario.name)
-                progress((index, total), desc=desc, unit=t("scenario_unit", language))
+                now = self.language(state)  # the page's language as each step is shown
+                desc = t("scenario_running", now).format(name=scenario.name)
+                progress((index, total), desc=desc, unit=t("scenario_unit", now))
 
-            progress((0, total), desc=t("scenario_starting", language))
+            progress((0, total), desc=t("scenario_starting", self.language(state)))
             running = run_batch(batch, step=step, **self.runner(state, prefs))
             stopped = await self._until_stopped(running, state)
             if stopped or batch.refused:
@@ -145,7 +148,8 @@ class ScenarioTab:
         json_file, junit_file = await asyncio.to_thread(write_downloads, batch, self.folder(state))
         if batch.results:
             said.append(sentence("scenario_click_row"))
-        return single_outputs(batch, said, language, json_file, junit_file)
+        # Drawn in the page's language as the run ends, which may have changed while it ran.
+        return single_outputs(batch, said, self.language(state), json_file, junit_file)
 
     @staticmethod
     def relabel(language: str, said: list[Said] | None, shown: Any) -> tuple:

@@ -34,10 +34,12 @@ async def run_several(
 ) -> tuple:
     """Run `batch` with each of `contenders` in turn, for `ui.scenarios_tab.handlers`'s run
     (`tab`); the same outputs. Stop keeps every finished scenario of every row."""
+    # The language the sentences heard from elsewhere are made in; what the run shows is
+    # drawn in the page's language when it is shown (`tab.language`), which may change.
     language = (state.prefs if state else tab.page.prefs0).language
     comparison = Comparison.of(batch, contenders)
     total = len(batch.scenarios) * len(comparison.lanes)
-    progress((0, total), desc=t("scenario_starting", language))
+    progress((0, total), desc=t("scenario_starting", tab.language(state)))
     running = _run_lanes(tab, comparison, state, progress, language)
     stopped = await tab._until_stopped(running, state)
     refused = next((lane.batch.refused for lane in comparison.lanes if lane.batch.refused), None)
@@ -50,11 +52,12 @@ async def run_several(
     notes = [lane.note for lane in comparison.lanes if lane.note]
     tab.touch(state)
     folder = tab.folder(state)
-    json_file, junit_files = await asyncio.to_thread(write_compared, comparison, folder, language)
+    shown = tab.language(state)
+    json_file, junit_files = await asyncio.to_thread(write_compared, comparison, folder, shown)
     lines = [*([comparison.stopped] if comparison.stopped else []), *notes, *said]
     if comparison.ran():
         lines.append(sentence("compare_click_cell"))
-    return compared_outputs(comparison, lines, language, json_file, junit_files)
+    return compared_outputs(comparison, lines, shown, json_file, junit_files)
 
 
 async def _run_lanes(
@@ -73,8 +76,9 @@ async def _run_lanes(
             continue
 
         def step(index: int, scenario: Any, start: int = number * per_row, name=lane.shown) -> None:
-            desc = t("compare_running", language).format(model=name, name=scenario.name)
-            progress((start + index, total), desc=desc, unit=t("scenario_unit", language))
+            now = tab.language(state)
+            desc = t("compare_running", now).format(model=name, name=scenario.name)
+            progress((start + index, total), desc=desc, unit=t("scenario_unit", now))
 
         hosted = lane.contender.prefs.source != "offline"
         runner = tab.runner(state, lane.contender.prefs)
