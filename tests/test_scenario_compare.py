@@ -281,7 +281,7 @@ async def test_a_refused_row_says_why_keeps_its_place_and_is_in_the_json():
         page = PageHandlers(env=hosted_env(server, AGENT_TURNS_PER_MINUTE=0))
         state = page.new_state()
         try:
-            message, _, table, _, json_btn, *_, compared, _, _ = await run(
+            message, _, table, comparison, json_btn, *_, compared, _, _ = await run(
                 ScenarioTab(page), state, row("not-offered"), row("offline")
             )
             assert unmarked(message).startswith("not-offered did not run: The model")
@@ -291,6 +291,9 @@ async def test_a_refused_row_says_why_keeps_its_place_and_is_in_the_json():
                 ["offline", "10/10", "100%"],
             ]
             assert {r[1] for r in table.value["data"]} == {"not run"}
+            cell = SimpleNamespace(index=[0, 1], row_value=table.value["data"][0])
+            title, *_ = ScenarioTab(page).show_row(comparison, None, state, cell)
+            assert "did not run for this model: not-offered did not run: The" in unmarked(title)
             data = json.loads(Path(json_btn.value["path"]).read_text("utf-8"))
             refused = data["models"][0]
             assert refused["model"] == "not-offered" and refused["passed"] is False
@@ -385,6 +388,18 @@ async def test_stop_keeps_every_finished_scenario_of_every_row():
         ]
         assert sum(r[2] == "not run" for r in table.value["data"]) == CONTROL - done
         assert {r[3] for r in table.value["data"]} == {"not run"}
+        # A cell of what never ran says so in the viewer, and why, in the page's language.
+        verdict = table.value["data"][-1]
+        cell = SimpleNamespace(index=[CONTROL - 1, 3], row_value=verdict)
+        title, chat, trace, files = tab.show_row(comparison, None, state, cell)
+        shown = unmarked(title)
+        assert shown.startswith(f"**Scenario: {verdict[0]} (third)**"), shown
+        assert "did not run for this model: Stopped after" in shown
+        assert chat == trace == [] and files.viewed is not None
+        state.prefs.language = "zh"
+        title, *_ = tab.show_row(comparison, files, state, cell)
+        assert "此场景没有用这个模型运行：" in title and "Stopped" not in title
+        files.close()
     finally:
         state.close()
 

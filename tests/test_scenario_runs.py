@@ -29,6 +29,8 @@ from ui.scenarios_tab.runs import (
     table_value,
     write_downloads,
 )
+from ui.scenarios_tab.said import sentence
+from ui.scenarios_tab.viewer import Viewed
 
 FAILING = """
 name: expects the wrong tool
@@ -222,6 +224,48 @@ async def test_a_rows_conversation_shows_as_the_chat_shows_it(tmp_path):
         assert chat[-1]["role"] == "assistant" and chat[-1]["content"]
     finally:
         files.close()
+
+
+async def test_the_viewer_follows_the_language_and_a_new_run_empties_it():
+    page = PageHandlers(lambda prefs: OfflineModel(), Settings())
+    tab = ScenarioTab(page)
+    _, _, _, batch, *_ = await tab.run(["control.yaml"], [], None, lambda *a, **k: None)
+    clicked = SimpleNamespace(index=[0, 0], row_value=None)
+    title, chat, trace, files = tab.show_row(batch, None, None, clicked)
+    try:
+        assert title.startswith("**Scenario: ")
+        assert trace[0]["metadata"]["title"].startswith("Turn 1")
+        # A change of language draws it again from what it keeps, titles and trace alike.
+        title_zh, chat_zh, trace_zh = ScenarioTab.relabel_viewer("zh", files)
+        assert title_zh.startswith("**场景：") and "Scenario" not in title_zh
+        assert not trace_zh[0]["metadata"]["title"].startswith("Turn")
+        assert chat_zh[0] == chat[0]
+        assert ScenarioTab.relabel_viewer("en", files) == (title, chat, trace)
+        # Run pressed: the last run's sentences and the scenario shown of it go.
+        message, said, *viewer, kept = ScenarioTab.starting(files)
+        assert message == "" and said is None and viewer == ["", [], []]
+        assert kept is files and files.viewed is None
+        assert ScenarioTab.relabel_viewer("zh", files) == (gr.skip(),) * 3
+        # A conversation file opened in the viewer is no run's: it stays.
+        files.shown(None, Viewed(sentence("viewer_file", name="a.zip"), of_run=False))
+        assert ScenarioTab.starting(files)[2:5] == (gr.skip(),) * 3
+    finally:
+        files.close()
+
+
+def test_run_empties_the_last_runs_sentences_and_viewer_before_it_starts():
+    import app
+
+    demo = app.build_demo(model_factory=lambda prefs: OfflineModel())
+    try:
+        named = {getattr(f.fn, "__name__", ""): (i, f) for i, f in demo.fns.items()}
+        first, starting = named["starting"]
+        outputs = [getattr(o, "elem_id", None) for o in starting.outputs]
+        assert {"scenario-message", "viewer-title", "viewer-chat", "viewer-trace"} <= set(outputs)
+        run = next(f for f in demo.fns.values() if f.trigger_after == first)
+        assert getattr(run.fn, "__name__", "") == "run"
+    finally:
+        demo.close()
 
 
 def test_scores_name_every_measure_in_both_languages():

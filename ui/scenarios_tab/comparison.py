@@ -152,16 +152,21 @@ def cell(result: RunResult | None, language: str) -> str:
     return t("compare_failed_cell", language).format(fail=t("scenario_fail", language), why=failure)
 
 
-def clicked(comparison: Comparison, row: Any, column: int) -> tuple[Lane, RunResult] | None:
+def clicked(comparison: Comparison, row: Any, column: int) -> tuple[Lane, RunResult | None] | None:
     """The run a cell of the verdicts table stands for: the row's scenario (by its name and
-    file, as the browser may have sorted the rows) on the column's model; the first model
-    that ran it when the cell is the scenario's name or file."""
+    file, as the browser may have sorted the rows) on the column's model, None when that
+    model did not run it; the first model that ran it when the cell is the scenario's name
+    or file."""
     if not isinstance(row, list | tuple) or len(row) < 2:
         return None
     name, file = row[0], row[-1]
     lanes = comparison.lanes
-    chosen = [lanes[column - 1]] if 1 <= column <= len(lanes) else comparison.ran()
-    for lane in chosen:
+    if 1 <= column <= len(lanes):
+        lane = lanes[column - 1]
+        if (name, file) in comparison.scenarios():
+            return lane, lane.result(name, file)
+        return None
+    for lane in comparison.ran():
         result = lane.result(name, file)
         if result is not None:
             return lane, result
@@ -171,6 +176,12 @@ def clicked(comparison: Comparison, row: Any, column: int) -> tuple[Lane, RunRes
 def not_run_reason(comparison: Comparison, lane: Lane) -> Said:
     """Why `lane` ran no scenario: its own sentence, or the run's stop before it."""
     return lane.note or sentence("compare_not_reached")
+
+
+def not_reached(comparison: Comparison, lane: Lane) -> Said:
+    """Why `lane` did not run a scenario it has no result of: its own sentence (the server
+    refused its settings), else what stopped the whole run (Stop, a turn limit)."""
+    return lane.note or comparison.stopped or sentence("compare_not_reached")
 
 
 def write_compared(comparison: Comparison, folder: Path, language: str) -> tuple[str, list[str]]:

@@ -123,7 +123,15 @@ def add_scenarios_tab(page: Any, state: Any, i18n: Any, words: Any = None) -> Si
 
     # The message's sentences, kept to be said again when the language changes.
     said = gr.State(None)
+    # What the last run said and the scenario the viewer showed of it go as a run starts.
     run_btn.click(
+        tab.starting,
+        [files],
+        [message, said, title, chat, trace, files],
+        queue=False,
+        show_progress="hidden",
+        **quiet,
+    ).then(
         tab.run,
         [suites, uploads, state, saved_list, saved, rows.shown, *rows.cells],
         [message, scores, table, batch, json_btn, junit_btn, compared, junit_files, said],
@@ -165,11 +173,20 @@ def add_scenarios_tab(page: Any, state: Any, i18n: Any, words: Any = None) -> Si
 
     def follow_language(language: Any) -> None:
         """On a change of `language` (the Settings' input), the last run's message and
-        results are drawn again in it."""
+        results, and what the viewer shows, are drawn again in it."""
         language.change(
             tab.relabel,
             [language, said, batch],
             [message, scores, table, compared],
+            queue=False,
+            show_progress="hidden",
+            **quiet,
+        )
+        # What the viewer shows, from what it keeps: no file is read again.
+        language.change(
+            tab.relabel_viewer,
+            [language, files],
+            [title, chat, trace],
             queue=False,
             show_progress="hidden",
             **quiet,

@@ -25,43 +25,21 @@ from agent.conversation_file import UnreadableFile, load_conversation
 from agent.offload import Overdue, run_quick
 from tools.ocr.pool import READER
 
-from ..conversations.view import scenario_turns, viewer_values
+from ..conversations.view import scenario_turns
 from ..labels import t
-from ..page.state import sessions_root, traces_root
-from .comparison import Comparison, clicked, not_sent
+from ..page.state import traces_root
+from .comparison import Comparison, clicked, not_reached, not_sent
 from .contenders import contenders
 from .rows import read_rows
 from .runs import Batch, agent_prefs, collect, invalid_said, run_batch, write_downloads
-from .said import Said, as_text, heard, line, sentence
+from .said import Said, heard, line, plain, sentence
 from .several import run_several
 from .shown import relabelled, said_only, single_outputs
+from .viewer import Viewed, ViewerFiles, emptied, redrawn
 
 log = logging.getLogger(__name__)
 
 READ_DEADLINE = 20.0
-
-
-class ViewerFiles:
-    """The files one session's viewer shows (images of an opened conversation or a scenario),
-    under the folder the page serves; each new view replaces the one before."""
-
-    def __init__(self) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix="viewer-", dir=sessions_root()))
-        self.current: Path | None = None
-
-    def fresh(self) -> Path:
-        # The idle sweep removes what no conversation owns once nobody used it for a while.
-        self.root.mkdir(parents=True, exist_ok=True)
-        return Path(tempfile.mkdtemp(prefix="view-", dir=self.root))
-
-    def shown(self, folder: Path) -> None:
-        """`folder` is on screen now; the one that was goes."""
-        if self.current is not None and self.current != folder:
-            shutil.rmtree(self.current, ignore_errors=True)
-        self.current = folder
-
-    def close(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
 
 
 class ScenarioTab:
@@ -152,6 +130,13 @@ class ScenarioTab:
         return single_outputs(batch, said, self.language(state), json_file, junit_file)
 
     @staticmethod
+    def starting(files: ViewerFiles | None) -> tuple:
+        """Run pressed: the last run's sentences and the scenario the viewer showed of it go,
+        so that none of it is taken for the run under way. Outputs: the message, its
+        sentences, the viewer's title, chat and trace, and its files."""
+        return ("", None, *emptied(files))
+
+    @staticmethod
     def relabel(language: str, said: list[Said] | None, shown: Any) -> tuple:
         """A change of language: the last run's message and results said again in it.
         Outputs: the message, the scores, the results table, the comparison table."""
@@ -235,34 +220,47 @@ class ScenarioTab:
         evt: gr.SelectData,
     ) -> tuple:
         """The clicked row's conversation and trace, as the chat tab shows a conversation;
-        after a run with several rows, the run of the clicked cell's model."""
+        after a run with several rows, the run of the clicked cell's model, or why that model
+        did not run that scenario."""
         language = self.language(state)
+        files = files or ViewerFiles()
         if isinstance(batch, Comparison):
             index = evt.index if isinstance(evt.index, list | tuple) else [evt.index, 0]
-            found = clicked(batch, getattr(evt, "row_value", None), index[-1])
-            if found is None:
+            row = getattr(evt, "row_value", None)
+            found = clicked(batch, row, index[-1])
+            if found is None or row is None:
                 return gr.skip(), gr.skip(), gr.skip(), files
             lane, result = found
-            batch = lane.batch
-            words = {"name": as_text(result.test_name), "model": as_text(lane.shown)}
-            title = t("viewer_scenario_model", language).format(**words)
-            if not_sent(result):
+            name = result.test_name if result is not None else str(row[0])
+            title = sentence("viewer_scenario_model", name=name, model=lane.shown)
+            if result is None or not_sent(result):
                 # Nothing was sent, so there is no conversation to show: only why.
-                why = as_text(result.turns[0].text) if result.turns else ""
-                said = t("viewer_not_sent", language).format(reason=why)
-                return f"**{title}**  \n{said}", [], [], files
+                if result is None:
+                    note = sentence("viewer_not_run", reason=not_reached(batch, lane))
+                else:
+                    why = result.turns[0].text if result.turns else ""
+                    note = sentence("viewer_not_sent", reason=plain(why))
+                viewed = Viewed(title, note)
+                files.shown(None, viewed)
+                return (*viewed.drawn(language), files)
+            batch = lane.batch
         else:
             index = _clicked_run(batch, evt)
             if batch is None or index is None:
                 return gr.skip(), gr.skip(), gr.skip(), files
             result = batch.results[index]
-            title = t("viewer_scenario", language).format(name=as_text(result.test_name))
-        files = files or ViewerFiles()
+            title = sentence("viewer_scenario", name=result.test_name)
         folder = files.fresh()
         turns = scenario_turns(result, batch.image_dirs.get(result.file), folder)
-        chat, trace = viewer_values(turns, language)
-        files.shown(folder)
-        return f"**{title}**", chat, trace, files
+        viewed = Viewed(title, None, tuple(turns))
+        files.shown(folder, viewed)
+        return (*viewed.drawn(language), files)
+
+    @staticmethod
+    def relabel_viewer(language: str, files: ViewerFiles | None) -> tuple:
+        """A change of language: what the viewer shows drawn again in it. Outputs: the
+        title, the chat, the trace."""
+        return redrawn(language, files)
 
     def open_file(self, file: Any, files: ViewerFiles | None, state: Any) -> tuple:
         """A downloaded conversation, read-only. A file that is not one: a sentence, and what
@@ -278,16 +276,16 @@ class ScenarioTab:
             log.info("a conversation file could not be opened: %s", exc)
             shutil.rmtree(folder, ignore_errors=True)
             # Named, so that it is not taken for the conversation still shown below it.
-            sentence = f"**{Path(_path(file)).name}**: " + t(f"viewer_{exc.reason}", language)
-            return sentence, gr.skip(), gr.skip(), gr.skip(), files, None
-        chat, trace = viewer_values(conversation.turns, language)
-        files.shown(folder)
-        title = t("viewer_file", language).format(name=Path(_path(file)).name)
+            why = f"**{Path(_path(file)).name}**: " + t(f"viewer_{exc.reason}", language)
+            return why, gr.skip(), gr.skip(), gr.skip(), files, None
+        title = sentence("viewer_file", name=Path(_path(file)).name)
+        viewed = Viewed(title, None, tuple(conversation.turns), of_run=False)
+        files.shown(folder, viewed)
         note = ""
         if conversation.missing_images:
             missing = ", ".join(conversation.missing_images)
             note = t("viewer_missing_images", language).format(ids=missing)
-        return note, f"**{title}**", chat, trace, files, None
+        return (note, *viewed.drawn(language), files, None)
 
 
 def _clicked_run(batch: Batch | None, evt: Any) -> int | None:
