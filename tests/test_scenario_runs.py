@@ -4,6 +4,7 @@ and a run's conversation in the viewer."""
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -331,3 +332,26 @@ async def test_a_run_uses_the_model_the_sessions_settings_name(tmp_path, monkeyp
         assert table.value["data"][0][:2] == ["adds", "pass"], message
         assert [r["model"] for r in server.requests] == [state.prefs.model] * 2
         state.close()
+
+
+def test_each_models_junit_file_is_named_model_first_and_tells_its_model(tmp_path):
+    from ui.scenarios_tab.comparison import Comparison, write_compared
+    from ui.scenarios_tab.contenders import Contender
+    from ui.scenarios_tab.runs import Batch
+
+    models = ["a b · auto", "a_b · auto", "a/b · auto", "a?b · auto", "offline", "a_b_auto"]
+    batch = Batch(results=[result("adds", [])])
+    comparison = Comparison.of(batch, [Contender(m, None) for m in models])
+    for lane in comparison.lanes:
+        lane.batch.results = [result("adds", [])]
+    _, files = write_compared(comparison, tmp_path, "en")
+    names = [Path(f).name.removesuffix(".scenario-results.xml") for f in files]
+    assert len(set(names)) == len(models)
+    # Named as they were where nothing had to change; else with a hash of the exact name.
+    assert names[4:] == ["offline", "a_b_auto"]
+    assert all(re.fullmatch(r"a_b_auto-[0-9a-f]{8}", n) for n in names[:4]), names
+    # The same model is the same file name in every run: no number by order of the rows.
+    _, again = write_compared(comparison, tmp_path / "again", "en")
+    assert [Path(f).name for f in again] == [Path(f).name for f in files]
+    roots = [ET.parse(f).getroot().get("name") for f in files]
+    assert roots == [f"scenarios: {m}" for m in models]
