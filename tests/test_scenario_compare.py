@@ -461,3 +461,17 @@ async def test_a_language_chosen_while_it_runs_is_the_one_its_progress_and_resul
             assert table.value["headers"][0] == "场景"
         finally:
             state.close()
+
+
+def test_the_command_lines_junit_files_tell_every_model_apart(tmp_path):
+    from agent.scenarios.compare import file_name, junit_path
+
+    names = ["a b · react", "a_b · react", "a/b · react", "a?b · react", "offline"]
+    written: set[str] = set()
+    for name in names:
+        written.add(file_name(name, written))
+    assert len(written) == len(names) and "offline" in written
+    # The same model twice: a second file, numbered.
+    again = file_name("offline", written)
+    assert again == "offline-2"
+    assert junit_path(tmp_path / "out.xml", again).name == "out.offline-2.xml"

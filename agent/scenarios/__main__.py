@@ -20,7 +20,14 @@ from typing import Any
 
 from tools.words import say
 
-from .compare import ModelRun, compared_json, junit_path, scenarios_table, scores_table
+from .compare import (
+    ModelRun,
+    compared_json,
+    file_name,
+    junit_path,
+    scenarios_table,
+    scores_table,
+)
 from .format import FileError, InvalidFile, load_file, scenario_files
 from .junit import write_junit
 from .report import results_json, table, write_json
@@ -187,8 +194,11 @@ def _report_several(args: argparse.Namespace, runs: list[ModelRun], invalid: lis
     if args.json:
         write_json(args.json, compared_json(runs, invalid))
     if args.junit:
+        written: set[str] = set()  # the same model twice has two files
         for run in runs:
-            write_junit(junit_path(args.junit, run.name), run.results, invalid, run.name)
+            name = file_name(run.name, written)
+            written.add(name)
+            write_junit(junit_path(args.junit, name), run.results, invalid, run.name)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@ same figures (`score_cells`, `verdicts`) in its own words."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import hashlib
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,10 @@ from .results import RunResult
 from .score import Ratio, Scores
 
 NAME_WIDTH = 48
+# The most characters of a model's name in a JUnit file's name.
+FILE_NAME_CHARS = 40
+# The hex digits of the hash that tells apart names that had to change to fit a file's name.
+HASH_CHARS = 8
 
 
 @dataclass
@@ -141,7 +146,22 @@ def compared_json(
 
 
 def junit_path(path: str | Path, name: str) -> Path:
-    """`out.xml` for model `gpt-4o` is `out.gpt-4o.xml`: a file per model."""
+    """`out.xml` for model `gpt-4o` is `out.gpt-4o.xml`: a file per model (`file_name`)."""
     out = Path(path)
-    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
-    return out.with_name(f"{out.stem}.{safe}{out.suffix or '.xml'}")
+    return out.with_name(f"{out.stem}.{file_name(name)}{out.suffix or '.xml'}")
+
+
+def file_name(name: str, taken: Collection[str] = ()) -> str:
+    """A model's `name` as part of a file's name: letters, digits, `-`, `_` and `.`, bounded,
+    and none of the names `taken`. A name that had to change to fit ("a b", "a/b", "a?b" are
+    all "a_b") ends with a short hash of the name as it was, so that each tells its model."""
+    safe = "".join(ch if ch.isalnum() or ch in "-." else "_" for ch in name)
+    safe = "_".join(part for part in safe.split("_") if part).strip(".")[:FILE_NAME_CHARS]
+    if safe != name:
+        digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:HASH_CHARS]
+        safe = f"{safe or 'model'}-{digest}"
+    chosen, number = safe, 1
+    while chosen in taken:
+        number += 1
+        chosen = f"{safe}-{number}"
+    return chosen

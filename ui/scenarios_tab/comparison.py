@@ -6,14 +6,13 @@ No gradio here; `ui.scenarios_tab.several` runs it.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from agent.scenarios import FileError, RunResult, score
-from agent.scenarios.compare import ModelRun, NotRun, compared_json, score_cells
+from agent.scenarios.compare import ModelRun, NotRun, compared_json, file_name, score_cells
 from agent.scenarios.junit import write_junit
 from agent.scenarios.report import write_json
 from agent.scenarios.results import TurnResult
@@ -30,10 +29,6 @@ UNREACHABLE = frozenset({"connection", "timeout", "server", "auth", "not_found"}
 MISSING = "—"
 # The first failed expectation as a cell shows it, at most.
 FAILURE_CHARS = 240
-# The most characters of a model's name in a JUnit file's name.
-FILE_NAME_CHARS = 40
-# The hex digits of the hash that tells apart names that had to change to fit a file's name.
-HASH_CHARS = 8
 
 
 @dataclass
@@ -202,25 +197,9 @@ def write_compared(comparison: Comparison, folder: Path, language: str) -> tuple
     write_json(json_path, compared_json(runs, comparison.invalid))
     junit_files: list[str] = []
     for lane in comparison.ran():
-        path = folder / f"{_file_name(lane.name, junit_files)}.scenario-results.xml"
+        taken = {Path(p).name.split(".scenario-results")[0] for p in junit_files}
+        path = folder / f"{file_name(lane.name, taken)}.scenario-results.xml"
         run = lane.model_run()
         write_junit(path, run.results, comparison.invalid, run.name)
         junit_files.append(str(path))
     return str(json_path), junit_files
-
-
-def _file_name(name: str, taken: Sequence[str]) -> str:
-    """`name` as a file's name: letters, digits, `-`, `_` and `.`, bounded, and not one of
-    the files `taken` already. A name that had to change to fit ("a b", "a/b", "a?b" are all
-    "a_b") ends with a short hash of the name as it was, so that each tells its model."""
-    safe = "".join(ch if ch.isalnum() or ch in "-." else "_" for ch in name)
-    safe = "_".join(part for part in safe.split("_") if part).strip(".")[:FILE_NAME_CHARS]
-    if safe != name:
-        digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:HASH_CHARS]
-        safe = f"{safe or 'model'}-{digest}"
-    names = {Path(path).name.split(".scenario-results")[0] for path in taken}
-    chosen, number = safe, 1
-    while chosen in names:
-        number += 1
-        chosen = f"{safe}-{number}"
-    return chosen
