@@ -11,6 +11,7 @@ open) is closed for good instead.
 
 from __future__ import annotations
 
+import contextlib
 import weakref
 from typing import Any
 from urllib.parse import urlsplit
@@ -23,12 +24,12 @@ _IDLE: weakref.WeakKeyDictionary[Any, dict[tuple[str, str], list[Any]]] = (
 _NOWHERE = "/__kept_page_emptied__"
 
 
-def take(browser: Any, locale: str, viewport: dict[str, int]) -> Any:
-    """A page at `locale` and `viewport`: one handed back, or a new one in a context of its own
-    whose `close()` hands it back."""
+def take(browser: Any, locale: str, viewport: dict[str, int], reuse: bool = True) -> Any:
+    """A page at `locale` and `viewport`: one handed back (unless not `reuse`), or a new one in
+    a context of its own whose `close()` hands it back."""
     key = (locale, f"{viewport['width']}x{viewport['height']}")
     idle = _IDLE.setdefault(browser, {}).setdefault(key, [])
-    while idle:
+    while idle and reuse:
         page = idle.pop()
         if not page.is_closed():
             page.set_viewport_size(viewport)
@@ -53,7 +54,19 @@ def take(browser: Any, locale: str, viewport: dict[str, int]) -> Any:
 
     page.on("framenavigated", track)
     context.close = hand_back  # type: ignore[method-assign]
+    _CLOSERS[page] = real_close
     return page
+
+
+# Each page's context's own close, for a page that is not to be handed back (`discard`).
+_CLOSERS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+
+def discard(page: Any) -> None:
+    """Close `page`'s context for good: the page is not handed back to be loaded again."""
+    close = _CLOSERS.pop(page, None)
+    with contextlib.suppress(Exception):
+        (close or page.context.close)()
 
 
 def _emptied(page: Any, origins: set[str]) -> bool:
