@@ -12,9 +12,7 @@ def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
 
 
-def text_pdf(
-    pages: list[list[str]], *, encrypt: bool = False, drawing: bytes = b""
-) -> bytes:
+def text_pdf(pages: list[list[str]], *, encrypt: bool = False, drawing: bytes = b"") -> bytes:
     """A PDF whose page `i` shows the lines `pages[i]` as text (selectable, so it has a text
     layer). With `encrypt`, the trailer names a password handler whose check fails, as a file
     locked with an unknown password does."""
