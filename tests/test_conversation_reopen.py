@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from agent.config import Settings
-from agent.conversation_file import UnreadableFile
-from agent.conversation_file import reopen as reopen_module
+from agent.conversation_file import UnreadableFile, reader
 from agent.conversation_file.reopen import RefusedImage, reopen_conversation
 from agent.images.store import ImageRejected, ImageStore
 from agent.models import OfflineModel
@@ -284,7 +283,7 @@ def text_turn(text: str = "hi", answer: str = "fine", number: int = 1) -> dict:
 
 def test_each_text_is_held_to_what_the_page_writes(tmp_path):
     words = Settings().max_message_chars
-    step = reopen_module.MAX_STEP_CHARS
+    step = reader.MAX_STEP_CHARS
     long_memory = {"history": [{"user_text": "w" * (words + 1)}]}
     cases = {
         # 7 million characters: under the JSON's 8 MB, and once held a tab for 18 minutes.

@@ -18,7 +18,8 @@ import pytest
 import segno
 
 from agent.config import Settings
-from agent.conversation_file.reopen import MAX_STEP_CHARS, reopen_conversation
+from agent.conversation_file.reader import MAX_STEP_CHARS
+from agent.conversation_file.reopen import reopen_conversation
 from agent.models import OfflineModel
 from tests.support.held_model import Gate, HeldBefore
 from tests.support.history_browser import BrowserStorage

@@ -3,7 +3,7 @@
 
 The zip is read within the viewer's bounds (`reader`), then held to what the page writes: the
 person's words in each turn are no longer than the input takes (`Settings.max_message_chars`),
-and every other text (an answer, a step, a label) no longer than MAX_STEP_CHARS; every
+and every other text (an answer, a step, a label) no longer than `reader.MAX_STEP_CHARS`; every
 image id has the page's shape (`img_3`); each image it lists is in it and passes the checks an
 upload passes (`agent.images.store`: its bytes, its pixels, the memory decoding it takes, the
 formats), and is prepared again as an upload is, under its own id, so that "img_2" in the next
@@ -40,8 +40,8 @@ from ..messages import StepRecord
 from ..session import PendingApproval, Turn
 from .reader import (
     MAX_ENTRIES,
-    MAX_STEP_CHARS,
     MAX_TURNS,
+    Conversation,
     UnreadableFile,
     ViewedTurn,
     load_conversation,
@@ -107,10 +107,7 @@ def reopen_conversation(path: str | Path, folder: str | Path, settings: Settings
             raise RefusedImage(first, bomb)
         data = conversation.data
         listed = data["turns"]
-        check_texts(data, settings.max_message_chars)
-        # A turn's words that were no text in the file are read as one (`reader`).
-        if any(len(turn.text) > settings.max_message_chars for turn in conversation.turns):
-            raise UnreadableFile("too_big", "a turn's words are longer than the input takes")
+        _check_words(conversation, settings.max_message_chars)
         _check_ids(data)
         uploads = {i for turn in listed for i in turn.get("images") or ()}
         memory = _memory(data.get("memory"))
@@ -142,37 +139,19 @@ def reopen_conversation(path: str | Path, folder: str | Path, settings: Settings
     return Reopened(turns, memory.history[-keep:], memory.task, memory.approval, images)
 
 
-def check_texts(data: dict[str, Any], words_chars: int) -> None:
-    """`UnreadableFile` ("too_big") unless the person's words (each turn's `text`, and
-    `user_text` in the memory's history) are at most `words_chars` characters, and every other
-    text of the file, keys too, at most MAX_STEP_CHARS. Costs one walk over what was parsed."""
-    # Each list or object with where it is in the file (`_INSIDE`).
-    stack: list[tuple[Any, str]] = [(data, "file")]
-    while stack:
-        value, where = stack.pop()
-        items = value.items() if isinstance(value, dict) else enumerate(value)
-        for key, inner in items:
-            if isinstance(key, str) and len(key) > MAX_STEP_CHARS:
-                raise UnreadableFile("too_big", "a key longer than any text the page writes")
-            if isinstance(inner, str):
-                words = (where, key) in (("turn", "text"), ("remembered", "user_text"))
-                if len(inner) > (words_chars if words else MAX_STEP_CHARS):
-                    raise UnreadableFile("too_big", f"a text of {len(inner):,} characters")
-            elif isinstance(inner, dict | list):
-                inside = _INSIDE.get((where, key if isinstance(key, str) else None), "")
-                stack.append((inner, inside))
-
-
-# Where a list or object is, from where the one holding it is and its key there (None for an
-# item of a list): the file's turns and each of them, the memory's history and each of its
-# turns; anything else is "".
-_INSIDE: dict[tuple[str, str | None], str] = {
-    ("file", "turns"): "turns",
-    ("turns", None): "turn",
-    ("file", "memory"): "memory",
-    ("memory", "history"): "history",
-    ("history", None): "remembered",
-}
+def _check_words(conversation: Conversation, words_chars: int) -> None:
+    """`UnreadableFile` ("too_big") unless the person's words, each turn's and each
+    remembered turn's (`user_text` in the memory's history), are at most `words_chars`
+    characters. Every other text the reader has held to MAX_STEP_CHARS already."""
+    memory = conversation.data.get("memory")
+    history = memory.get("history") if isinstance(memory, dict) else None
+    history = history if isinstance(history, list) else []
+    remembered = [t.get("user_text") for t in history if isinstance(t, dict)]
+    # A turn's words that were no text in the file are read as one (`reader`).
+    words = [turn.text for turn in conversation.turns]
+    words += [text for text in remembered if isinstance(text, str)]
+    if any(len(text) > words_chars for text in words):
+        raise UnreadableFile("too_big", "a person's words are longer than the input takes")
 
 
 def _check_ids(data: dict[str, Any]) -> None:
