@@ -96,11 +96,9 @@
       if (!kept.some((e) => e.id === entry.id)) kept.push(entry);
     }
     while (kept.length > settings.maxConversations) {
-      let oldest = kept.length - 1;
-      while (oldest > 0 && shown(kept[oldest].id)) oldest -= 1;
-      if (shown(kept[oldest].id)) oldest = kept.length - 1;
-      localStorage.removeItem(CONVERSATION + kept[oldest].id);
-      kept.splice(oldest, 1);
+      const unshown = kept.findLastIndex((e) => !shown(e.id));
+      const [gone] = kept.splice(unshown >= 0 ? unshown : kept.length - 1, 1);
+      localStorage.removeItem(CONVERSATION + gone.id);
     }
     index.conversations = kept;
     try {
