@@ -23,11 +23,14 @@ from .labels import t
 from .listeners import Quiet
 from .page.state import PageState
 from .page.values import page_values
+from .page.words import PageWords
 from .turn_runner import on_page
 
 
-def build(i18n: Any) -> SimpleNamespace:
-    """The panel's components, hidden until a call waits for approval."""
+def build(i18n: Any, words: PageWords) -> SimpleNamespace:
+    """The panel's components, hidden until a call waits for approval. Their words follow the
+    language chosen (`words`): Gradio translates a part once, when it is first drawn, so a
+    panel first shown in one language would keep it."""
     with gr.Group(visible=False, elem_id="approval") as group:
         call = gr.Markdown(elem_id="approval-call")
         with gr.Row():
@@ -45,6 +48,15 @@ def build(i18n: Any) -> SimpleNamespace:
                 elem_id="approval-args",
             )
             run_edited = gr.Button(i18n("approval_run_edited"), elem_id="approval-run-edited")
+    for button, key in [
+        (approve, "approval_approve"),
+        (deny, "approval_deny"),
+        (run_edited, "approval_run_edited"),
+    ]:
+        words.add(button, value=key)
+    words.add(always, label="approval_always")
+    words.add(edit, label="approval_edit")
+    words.add(arguments, label="approval_args")
     return SimpleNamespace(
         group=group,
         call=call,

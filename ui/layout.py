@@ -54,7 +54,7 @@ def chat_tab(prefs0: Prefs, words: PageWords) -> SimpleNamespace:
                 placeholder=text_of("chat_placeholder"),
                 feedback_options=None,
             )
-            approval = approval_panel.build(I18N)  # shown when a call waits for approval
+            approval = approval_panel.build(I18N, words)  # shown when a call waits for approval
             box = ImageTextbox(
                 elem_id="input",
                 file_types=["image", ".pdf"],
@@ -77,7 +77,7 @@ def chat_tab(prefs0: Prefs, words: PageWords) -> SimpleNamespace:
                 save_btn = gr.Button(I18N("save_scenario"), elem_id="save-scenario", size="sm")
                 # Narrow screens only (style.css): the trace is stacked far below the chat.
                 to_trace = gr.Button(I18N("to_trace"), elem_id="to-trace", size="sm")
-            undo_clear = undo_clear_parts(I18N)  # shown for a few seconds after Clear
+            undo_clear = undo_clear_parts(I18N, words)  # shown for a few seconds after Clear
             saving = saved_scenarios.build(I18N, words)  # shown by Save as scenario
             # An example goes to the chat by way of a hidden input of its own: what the
             # person typed or attached in the real one stays there.
@@ -85,7 +85,7 @@ def chat_tab(prefs0: Prefs, words: PageWords) -> SimpleNamespace:
                 visible=False, elem_id="example-box", file_count="multiple", sources=["upload"]
             )
             examples = _examples(example_box, prefs0.language, words)
-            history = history_parts(I18N)
+            history = history_parts(I18N, words)
         with gr.Column(scale=2, min_width=320, elem_id="trace-column"):
             to_chat = gr.Button(I18N("to_chat"), elem_id="to-chat", size="sm")
             status = gr.Markdown(elem_id="run-status")
@@ -110,20 +110,6 @@ def chat_tab(prefs0: Prefs, words: PageWords) -> SimpleNamespace:
     ]:
         words.add(button, value=key)
     words.add(download, label="download")  # a download button's value is its file
-    # Gradio translates a part's words once, when it is first drawn: a part hidden then (an
-    # undo offer) would keep the language it was first shown in.
-    words.add(undo_clear.undo_clear_said, value="conversation_cleared")
-    words.add(undo_clear.undo_clear_btn, value="undo_clear")
-    words.add(history.undo_delete_btn, value="undo_delete")
-    for button, key in [
-        (approval.approve, "approval_approve"),
-        (approval.deny, "approval_deny"),
-        (approval.run_edited, "approval_run_edited"),
-    ]:
-        words.add(button, value=key)
-    words.add(approval.always, label="approval_always")
-    words.add(approval.edit, label="approval_edit")
-    words.add(approval.arguments, label="approval_args")
     words.add(trace, label="trace_label", placeholder="trace_placeholder")
     return SimpleNamespace(
         chatbot=chatbot,

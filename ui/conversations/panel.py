@@ -28,6 +28,7 @@ from typing import Any
 import gradio as gr
 
 from ..listeners import Quiet
+from ..page.words import PageWords
 from .handlers import History
 from .reopen import Reopener
 from .stored import FORMAT, MAX_BYTES, MAX_CONVERSATIONS, VERSION
@@ -83,7 +84,7 @@ def remember_sent(js: str) -> str:
     )
 
 
-def history_parts(i18n: Any) -> SimpleNamespace:
+def history_parts(i18n: Any, words: PageWords) -> SimpleNamespace:
     """The list of past conversations (in an accordion), and the two hidden textboxes the
     server and the browser's storage talk through; the "New conversation" button is with the
     chat's other buttons (`new_button`)."""
@@ -112,6 +113,7 @@ def history_parts(i18n: Any) -> SimpleNamespace:
         undo_delete, undo_delete_said, undo_delete_btn = _undo_row(
             "", i18n("undo_delete"), "undo-delete"
         )
+        words.add(undo_delete_btn, value="undo_delete")
     # Ticks while Clear or Delete can be undone (`ui.conversations.undo`).
     undo_timer = gr.Timer(TICK_SECONDS, active=False)
     saved = gr.Textbox(visible=False, elem_id="history-saved")
@@ -134,17 +136,20 @@ def history_parts(i18n: Any) -> SimpleNamespace:
 
 def _undo_row(said: Any, undo: Any, elem_id: str) -> tuple[gr.Row, gr.Markdown, gr.Button]:
     """What was done, and a button that says what it undoes; shown for a few seconds after
-    it."""
+    it. Hidden as the page is drawn, so its words follow the language through `PageWords`
+    (Gradio translates a part once, when it is first drawn)."""
     with gr.Row(visible=False, elem_id=elem_id, elem_classes="undo-row") as row:
         shown = gr.Markdown(said, elem_classes="undo-said")
         button = gr.Button(undo, elem_id=f"{elem_id}-button", size="sm", scale=0)
     return row, shown, button
 
 
-def undo_clear_parts(i18n: Any) -> SimpleNamespace:
+def undo_clear_parts(i18n: Any, words: PageWords) -> SimpleNamespace:
     """Under the chat's buttons: "Conversation cleared." and its "Undo clear" button."""
     row, said, button = _undo_row(i18n("conversation_cleared"), i18n("undo_clear"), "undo-clear")
-    return SimpleNamespace(undo_clear=row, undo_clear_said=said, undo_clear_btn=button)
+    words.add(said, value="conversation_cleared")
+    words.add(button, value="undo_clear")
+    return SimpleNamespace(undo_clear=row, undo_clear_btn=button)
 
 
 def new_button(i18n: Any) -> gr.Button:
