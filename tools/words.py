@@ -86,8 +86,9 @@ def _shape(entries: dict[str, Any]) -> dict[str, str]:
     return {key: "list" if isinstance(value, list) else "text" for key, value in entries.items()}
 
 
-class _Loader(yaml.SafeLoader):
-    """YAML that refuses a key given twice (plain YAML keeps the last one silently)."""
+class _Loader(yaml.CSafeLoader):
+    """YAML that refuses a key given twice (plain YAML keeps the last one silently); parsed by
+    libyaml, which every process that starts reads its words through."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
