@@ -6,11 +6,15 @@ exits at once, as a broken server does. Tests serve `server.streamable_http_app(
 
 from __future__ import annotations
 
+import sys
+
+if __name__ == "__main__" and sys.argv[1:] == ["crash"]:
+    sys.exit(3)  # at once, before the SDK's second of imports, as a broken server does
+
 import asyncio
 import base64
 import io
 import os
-import sys
 
 from mcp.server.fastmcp import Context, FastMCP, Image
 from PIL import Image as PILImage
@@ -89,6 +93,4 @@ async def exit_soon() -> str:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["crash"]:
-        sys.exit(3)
     server.run("stdio")
