@@ -3,11 +3,15 @@ the agent's tool call, not from the MCP endpoint, whatever part of the expressio
 
 from __future__ import annotations
 
+import ast
+
 import gradio as gr
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from agent.config import Settings
-from tools.arithmetic import MAX_EXPRESSION_CHARS, evaluate
+from tools.arithmetic import MAX_EXPRESSION_CHARS, _refusal, _walked_refusal, evaluate
 from tools.base import ToolInputError
 from tools.calculator import Calculator, CalculatorArgs
 from ui.handlers import PageHandlers
@@ -67,3 +71,21 @@ async def test_the_mcp_endpoint_says_one_sentence(expression):
         await run_tool(Calculator(), {"expression": expression}, page)
     message = str(error.value.message)
     assert "Recursion" not in message and "\n" not in message and message.endswith(".")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789 .+-*/%()\t", min_size=1, max_size=50))
+@example("-" * 49 + "1")
+@example("9" * 49 + ".")
+@example("(...)")
+@example("2 ** -1 // 3 % 4")
+def test_plain_arithmetic_skips_only_walks_that_would_refuse_nothing(text):
+    """The short cut for plain arithmetic (`_PLAIN`) answers as the full walk over the tree
+    would: whatever of its alphabet parses, the walk refuses only an Ellipsis."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError):
+        return
+    walked = _walked_refusal(text, text, tree)
+    assert _refusal(text, text, tree) == walked
+    assert walked is None or "..." in text
