@@ -17,17 +17,19 @@ from . import approval, dialogue, prompts
 from .calls import Ready
 from .dialogue import PendingTask
 from .events import (
+    AnswerDeltaEvent,
     AnswerEvent,
     AskUserEvent,
+    ModelDeltaEvent,
     StepRetryEvent,
     TaskStateEvent,
     ToolCallEvent,
     ToolProgressEvent,
     ToolResultEvent,
 )
-from .final_answer import final_answer
 from .messages import NativeCall, action_text
 from .offload import Overdue, run_quick
+from .react.grammar import without_label
 from .react.parser import Step
 from .tool_run import ToolAsks, ToolCrashed, run_call, timeout_for
 from .turn import Terminal, TurnState, image_info
@@ -223,6 +225,25 @@ async def settle(turn: TurnState, ready: Ready, result: ToolResultEvent) -> Term
 
 async def run_ready(turn: TurnState, ready: Ready) -> Terminal | None:
     return await settle(turn, ready, await execute(turn, ready))
+
+
+async def final_answer(turn: TurnState, question: str) -> Terminal:
+    """The plugin-task style's last call: answer from the request and the task transcript.
+    With the step budget spent, the last observation is the answer: no call past the limit."""
+    if turn.model_calls >= turn.agent.max_steps:
+        last = turn.steps[-1].observation if turn.steps else ""
+        return AnswerEvent(text=last or prompts.phrase(turn.language, "no_tool"))
+    messages = [{"role": "user", "content": prompts.final_prompt(question, turn.transcript())}]
+    request = turn.request(messages, purpose="final")
+    turn.model_calls += 1
+    text = ""
+    async with turn.model_stream(request, turn.model_calls) as chunks:
+        async for chunk in chunks:
+            if chunk:
+                text += chunk
+                turn.emit(ModelDeltaEvent(step=turn.model_calls, text=chunk))
+                turn.emit(AnswerDeltaEvent(text=chunk))
+    return AnswerEvent(text=without_label(text, "answer"))
 
 
 async def call(
