@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from PIL import Image
 from pydantic import Field
 
 from tools import words
 from tools.base import StrictArgs, Tool, ToolContext, ToolResult, image_id_from, language_of
 from tools.image_refs import without_references
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MAX_COUNT = 12
 # Colour statistics do not need detail; a small copy keeps a huge photo as fast as an icon.
@@ -83,6 +86,8 @@ class ColorsArgs(StrictArgs):
 
 def _lab(rgb: np.ndarray) -> np.ndarray:
     """sRGB (0..255, shape (..., 3)) to CIELAB under D65: distances there match the eye."""
+    import numpy as np
+
     c = rgb.astype(np.float64) / 255.0
     c = np.where(c > 0.04045, ((c + 0.055) / 1.055) ** 2.4, c / 12.92)
     m = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]])
@@ -98,18 +103,26 @@ def _hex_rgb(value: str) -> tuple[int, int, int]:
     return int(value[1:3], 16), int(value[3:5], 16), int(value[5:7], 16)
 
 
-_NAMED_LAB = _lab(np.array([_hex_rgb(h) for _, _, h in NAMED_COLOURS]))
+@cache
+def _named_lab() -> np.ndarray:
+    import numpy as np
+
+    return _lab(np.array([_hex_rgb(h) for _, _, h in NAMED_COLOURS]))
 
 
 def nearest_name(rgb: Sequence[int]) -> tuple[str, str]:
     """English and Chinese name of the named colour nearest to `rgb`."""
-    distances = np.linalg.norm(_NAMED_LAB - _lab(np.array(rgb)), axis=1)
+    import numpy as np
+
+    distances = np.linalg.norm(_named_lab() - _lab(np.array(rgb)), axis=1)
     english, chinese, _ = NAMED_COLOURS[int(distances.argmin())]
     return english, chinese
 
 
 def _opaque_pixels(image: Image.Image) -> np.ndarray:
     """The sample's visible pixels as an (N, 3) array; see-through pixels have no colour."""
+    import numpy as np
+
     sample = image.copy()
     sample.thumbnail((SAMPLE_SIDE, SAMPLE_SIDE), Image.Resampling.BOX)
     if sample.mode == "RGBA":
@@ -120,6 +133,8 @@ def _opaque_pixels(image: Image.Image) -> np.ndarray:
 
 def dominant_colours(image: Image.Image, count: int) -> list[dict[str, Any]]:
     """Up to `count` colours, most common first, each with names, hex and percent share."""
+    import numpy as np
+
     pixels = _opaque_pixels(image)
     if len(pixels) == 0:
         return []

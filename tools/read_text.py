@@ -5,9 +5,8 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from PIL import Image, ImageOps
 from pydantic import Field, field_validator
 
@@ -23,6 +22,9 @@ from tools.base import (
 from tools.ocr.errors import OcrBusy, OcrUnavailable, OcrWorkerLost, engine_errors
 from tools.ocr.pool import EngineSpec, OcrPool
 from tools.ocr.words import Gaps, is_cjk, tidy
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["OcrBusy", "OcrUnavailable", "OcrWorkerLost", "ReadText", "reading_order", "recognise"]
 
@@ -151,6 +153,8 @@ def recognise(
 
     Runs in an OCR worker and stops it when `ctx` is cancelled or `timeout` seconds have
     passed (waiting for a free worker included): `TimeoutError`, or `Stopped` if cancelled."""
+    import numpy as np  # here: the CLI and the tools' loading need no numpy until text is read
+
     prepared = _engine_input(image)
     # A little before the agent's own timeout, so that a wait for a busy worker says so.
     deadline = time.monotonic() + timeout - min(1.0, timeout / 10)

@@ -15,8 +15,10 @@ unsure of, is the letter it looks like (BEF0RE -> BEFORE); numbers and codes sta
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 # When a gap between two characters is a word space, as (share of the line's height, times the
 # line's median gap, times the median distance between character centres), any tier met. Set
@@ -40,6 +42,8 @@ class Gaps:
     the crop's left edge, so that positions are on the same axis as the character boxes."""
 
     def __init__(self, gray: np.ndarray, offset: int = 0) -> None:
+        import numpy as np  # here: a process that reads no text need not load numpy
+
         self.runs: list[tuple[int, int]] = []  # (first, last + 1) columns
         self.height = 0
         if gray.ndim != 2 or min(gray.shape) < 4 or int(gray.max()) - int(gray.min()) < 40:
@@ -64,6 +68,8 @@ class Gaps:
 
 def _otsu(gray: np.ndarray) -> int:
     """The grey level that best splits `gray` into two classes (ink and background)."""
+    import numpy as np
+
     counts = np.bincount(gray.ravel(), minlength=256).astype(float)
     levels = np.arange(256)
     below = np.cumsum(counts)
@@ -77,6 +83,8 @@ def _otsu(gray: np.ndarray) -> int:
 def _text_band(ink: np.ndarray) -> tuple[int, int]:
     """The rows of the line itself: the tallest run of inked rows, leaving out the edge of a
     neighbouring line that the crop caught."""
+    import numpy as np
+
     inked = np.concatenate([[0], (ink.mean(axis=1) > 0.02).astype(np.int8), [0]])
     edges = np.diff(inked)
     starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
@@ -91,6 +99,8 @@ def tidy_line(
 ) -> str:
     """One recognised line, given as its characters with the centre of each and the engine's
     confidence in it, and the gaps of its crop on the same x axis: the text to show."""
+    import numpy as np
+
     pitches = [
         centres[i] - centres[i - 1]
         for i in range(1, len(chars))
