@@ -83,8 +83,8 @@ async def test_stop_marks_the_running_turn_stopped_and_offers_its_trace():
     _, _, state, _ = await anext(stream)
     while not state.turns[-1].view.messages[1:]:
         await anext(stream)
-    await stream.aclose()  # what Gradio's cancel does to the running turn
-    chat, trace, state, status, download = await page.stop(state)
+    chat, trace, state, status, download = await page.stop(state)  # the turn waits, unfinished
+    await stream.aclose()
     assert chat[-1]["content"] == "Stopped before it finished."
     assert status == "Stopped · fake"  # never "Working…" again
     assert "Stopped" in titles(trace)
@@ -100,7 +100,8 @@ async def test_a_turn_cancelled_without_stop_shows_as_stopped_not_thinking():
     assert chat[-1] == {"role": "assistant", "content": "Stopped before it finished."}
     assert Path(state.trace_file).exists()
     # Stop afterwards changes nothing more.
-    assert (await page.stop(state))[1] == page_values(state)[1]
+    chat, trace, _, status, download = await page.stop(state)
+    assert all(value == gr.skip() for value in (chat, trace, status, download))
 
 
 async def test_clear_forgets_the_conversation_and_the_trace_file():

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 
+import gradio as gr
 import pytest
 from pydantic import Field
 
@@ -150,6 +151,30 @@ async def test_stop_pressed_between_taking_the_message_and_sending_it(language, 
     await drain(page.send(taken, state))
     assert ANSWER in page_values(state)[0][-1]["content"]
     assert len(state.session.history) == 1
+    state.close()
+
+
+@pytest.mark.parametrize("earlier", [0, 1], ids=["first message", "after a turn"])
+async def test_stop_answered_before_the_turn_began_never_hides_the_stopped_turn(earlier):
+    # Stop's answer and the turn's reach the browser each its own way (Stop's by itself, the
+    # turn's through the queue), so Stop's may land last: it must not draw the page as it
+    # was before the message, wiping out the turn that ended as stopped.
+    page, _ = page_with(SlowWait(0.01), delay=0.0)
+    state = page.new_state()
+    for _ in range(earlier):
+        _, taken = page.take_message({"text": "first", "files": []}, state)
+        await drain(page.send(taken, state))
+    _, taken = page.take_message({"text": "wait for me", "files": []}, state)
+    stopped = await page.stop(state)
+    updates = await drain(page.send(taken, state))
+    shown = list(updates[-1])
+    for i, value in enumerate(stopped[:4]):  # chat, trace, state, status: Stop's last
+        if value != gr.skip():
+            shown[i] = value
+    chat, _, _, status = shown
+    assert chat[-2]["content"] == ["wait for me"]
+    assert chat[-1]["content"] == "Stopped before it finished."
+    assert status.startswith("Stopped")
     state.close()
 
 

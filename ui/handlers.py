@@ -143,17 +143,25 @@ class PageHandlers(TurnRunner):
         count = _count(pressed)
         if count is not None:
             state.pressed = max(state.pressed, count)
-        self.halt(state)
+        if not self.halt(state):
+            # No turn was running: the page is left to the turn on its way, if any, which
+            # ends as it starts and says stopped. Drawn now, the page would lack that turn's
+            # message, and the browser may get this answer after the turn's own.
+            return (gr.skip(), gr.skip(), state, gr.skip(), gr.skip())
         return (*page_values(state), self.download_update(state))
 
     @staticmethod
-    def halt(state: PageState) -> None:
+    def halt(state: PageState) -> bool:
         """End the running turn through its state: it stops at its next event, and its agent
-        run at once. Clear and New conversation use this too, never `cancels=`, which leaves
-        error badges on the outputs of the turn it cancels."""
+        run at once; whether a turn was running. Clear and New conversation use this too,
+        never `cancels=`, which leaves error badges on the outputs of the turn it cancels."""
         state.stops += 1
-        if state.turns:
-            state.stop_turn(state.turns[-1])
+        if not state.turns:
+            return False
+        view = state.turns[-1].view
+        running = view.final is None and not view.stopped
+        state.stop_turn(state.turns[-1])
+        return running
 
     def clear(self, state: PageState | None, undoable: bool = False) -> tuple:
         """Forget the conversation (and stop its turn); `undoable`, keep it a moment first
