@@ -17,7 +17,7 @@ rise < 300 MB at its peak and < 100 MB once the input is done, no outbound reque
 
     .venv/bin/python bench/stall.py            # every input
     .venv/bin/python bench/stall.py --quick    # one input of each kind, shorter probes
-    .venv/bin/python bench/stall.py --quick --liveness  # what the tests run: served at all
+    .venv/bin/python bench/stall.py --quick --liveness --recorded-ocr  # what the tests run
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ from bench.stall_cases import (
     cases,
     chat_turn,
 )
+from tests.support import recorded_run
 from tests.support.local import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,7 +97,9 @@ class Figures:
 
 
 @contextlib.contextmanager
-def served_app(weather_url: str, log_path: str | None = None) -> Iterator[tuple[str, int]]:
+def served_app(
+    weather_url: str, log_path: str | None = None, recorded_ocr: bool = False
+) -> Iterator[tuple[str, int]]:
     port = free_port()
     drop = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "HF_TOKEN", "AGENT_MODEL", "AGENT_PUBLIC")
     env = {k: v for k, v in os.environ.items() if k not in drop}
@@ -114,8 +117,9 @@ def served_app(weather_url: str, log_path: str | None = None) -> Iterator[tuple[
     )
     # Its log goes to a file: a pipe nobody reads would fill and block the server's logging.
     log = open(log_path, "w+b") if log_path else tempfile.TemporaryFile()  # noqa: SIM115
+    script = str(ROOT / "app.py")
     process = subprocess.Popen(
-        [sys.executable, str(ROOT / "app.py")],
+        [sys.executable, *(recorded_run.command(script) if recorded_ocr else [script])],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -299,6 +303,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--only", metavar="TEXT", help="only the inputs whose name holds TEXT")
     parser.add_argument("--server-log", metavar="PATH", help="keep the server's log in PATH")
+    parser.add_argument(
+        "--recorded-ocr",
+        action="store_true",
+        help="text reading answers with the OCR engine's recorded replies: its workers load "
+        "in no time (the test suite; no input of the quick run reads text)",
+    )
     args = parser.parse_args(argv)
     min_seconds, settle = (0.5, 0.2) if args.quick else (3.0, 1.0)
     outbound = OutboundCounter()
@@ -312,7 +322,8 @@ def main(argv: list[str] | None = None) -> int:
             making.start()
             with contextlib.ExitStack() as stack:
                 stack.callback(making.join)  # before the folder goes, whatever happens
-                url, pid = stack.enter_context(served_app(outbound.url, args.server_log))
+                app = served_app(outbound.url, args.server_log, args.recorded_ocr)
+                url, pid = stack.enter_context(app)
                 making.join()
                 served = Served(url, pid, model_url, outbound)
                 probe = Client(url, verbose=False)
