@@ -42,6 +42,7 @@ if __package__ in (None, ""):
 
 from gradio_client import Client, handle_file
 
+from tests.support import recorded_run
 from tests.support.local import free_port
 from tests.support.openai_server import OpenAIServer
 
@@ -136,7 +137,11 @@ def rss_mb(pid: int) -> float:
     return kb / 1024
 
 
-def start_app(model_url: str, temp: Path, idle_minutes: float, log: Path) -> tuple[Any, str]:
+def start_app(
+    model_url: str, temp: Path, idle_minutes: float, log: Path, recorded_ocr: bool = False
+) -> tuple[Any, str]:
+    """`python app.py`; with `recorded_ocr`, its text reading answers with the OCR engine's
+    recorded replies (no turn here reads text): its workers load in no time."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in _CLEARED}
     env.update(
@@ -157,8 +162,10 @@ def start_app(model_url: str, temp: Path, idle_minutes: float, log: Path) -> tup
         LOG_LEVEL="WARNING",
     )
     with log.open("wb") as out:
+        script = str(ROOT / "app.py")
+        command = recorded_run.command(script) if recorded_ocr else [script]
         process = subprocess.Popen(
-            [sys.executable, str(ROOT / "app.py")], cwd=ROOT, env=env, stdout=out, stderr=out
+            [sys.executable, *command], cwd=ROOT, env=env, stdout=out, stderr=out
         )
     url = f"http://127.0.0.1:{port}/"
     import httpx
@@ -222,12 +229,13 @@ def measure(
     idle_minutes: float = 0.5,
     delay: float = 1.0,
     warm_seconds: float = 8.0,
+    recorded_ocr: bool = False,
 ) -> Run:
     run = Run(conversations, seconds, turns_per_conversation, idle_minutes)
     temp = Path(tempfile.mkdtemp(prefix="agent-load-"))
     log = temp.parent / f"{temp.name}.log"
     with OpenAIServer(replies=reply, delay=delay) as server:
-        process, url = start_app(server.base_url, temp, idle_minutes, log)
+        process, url = start_app(server.base_url, temp, idle_minutes, log, recorded_ocr)
         try:
             run.disk["before"] = disk(temp)
             # One conversation's turns first: imports, connections and the OCR warm-up. Its

@@ -18,6 +18,7 @@ def test_the_quick_load_run_has_no_errors_and_leaves_nothing_on_disk():
         idle_minutes=0.05,
         delay=0.5,
         warm_seconds=2,
+        recorded_ocr=True,  # no turn reads text: the OCR workers need not load the engine
     )
     assert run.errors == [] and run.log_tracebacks == 0
     # Six conversations sending turns of at least half a second, back to back, for 5 s.
