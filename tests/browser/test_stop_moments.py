@@ -17,6 +17,7 @@ from pydantic import Field
 
 import app
 from agent.models import ScriptedModel
+from tests.support.held_model import Gate, HeldBefore
 from tests.support.local import CHROMIUM, open_page, serve
 from tools.base import StrictArgs, Tool, ToolResult
 
@@ -28,6 +29,8 @@ ANSWER = "FINISHED-ANSWER"
 # The answer's end: a turn stopped while its answer streams may show the start of it, never this.
 ANSWER_END = "to stream out."
 TOOL_SECONDS = 1.5
+# A gate a test sets here holds the next turns at their first model call until it opens.
+HOLD: dict[str, Gate | None] = {"gate": None}
 
 
 class WaitArgs(StrictArgs):
@@ -63,7 +66,8 @@ def url():
         # About 0.5 s of streaming before the tool, 1.5 s of tool, 0.7 s of answer.
         model = ScriptedModel(replies(), delay=0.05, chunk_size=4, name="slow")
         made.append(model)
-        return model
+        gate = HOLD["gate"]
+        return HeldBefore(model, 1, gate) if gate is not None else model
 
     demo = app.build_demo(model_factory=factory, tools=[SlowWait()])
     try:
@@ -137,13 +141,21 @@ def test_stop_during_the_tool_call_ends_the_turn_and_the_next_one_runs(browser, 
 
 def test_stop_right_after_enter_in_a_chinese_browser_says_so_in_chinese(browser, url):
     page = open_page(browser, url, locale="zh-CN")
+    # The turn holds before its first model call until Stop has been seen: on a loaded machine
+    # the click itself may take longer than the whole turn, and a Stop after the answer has
+    # nothing left to stop. The Stop may still reach the server before the message does.
+    gate = HOLD["gate"] = Gate()
     try:
         page.evaluate(WATCH_STATUS)
-        sent = send(page, "等我一下")
+        send(page, "等我一下")
         press(page, "button")
-        stays_stopped(page, "已停止", "在完成前被停止", sent)
+        sync_api.expect(page.locator("#run-status")).to_contain_text("已停止", timeout=15_000)
+        gate.open()
+        stays_stopped(page, "已停止", "在完成前被停止", time.monotonic())
         shows_only_the_pages_words(page)
     finally:
+        HOLD["gate"] = None
+        gate.open()
         page.context.close()
 
 
