@@ -27,6 +27,12 @@ def url():
         demo.close()
 
 
+def client_of(url: str) -> Client:
+    # Plain HTTP on 127.0.0.1: with certificate checking on, each of gradio_client's requests
+    # (a new httpx client each) first loads the system's certificates, 50 ms of CPU.
+    return Client(url, verbose=False, ssl_verify=False)
+
+
 def text_of(message: dict) -> str:
     return " ".join(part.get("text", "") for part in message["content"])
 
@@ -38,13 +44,13 @@ def chat(client: Client, text: str, files=()) -> tuple:
 
 
 def test_only_chat_ask_and_reset_are_offered_to_clients(url):
-    endpoints = Client(url, verbose=False).view_api(print_info=False, return_format="dict")
+    endpoints = client_of(url).view_api(print_info=False, return_format="dict")
     assert list(endpoints["named_endpoints"]) == ["/chat", "/ask", "/reset"]
     assert not endpoints["unnamed_endpoints"]
 
 
 def test_turn_with_an_image(url):
-    client = Client(url, verbose=False)
+    client = client_of(url)
     conversation, trace, status = chat(client, "What does this sign say?", [EXAMPLES / "sign.png"])
     user, reply = conversation
     # The question, the thumbnail and the thumbnail's id under it.
@@ -60,7 +66,7 @@ def test_turn_with_an_image(url):
 
 
 def test_same_client_continues_the_conversation(url):
-    client = Client(url, verbose=False)
+    client = client_of(url)
     conversation, *_ = chat(client, "convert 5 miles")
     assert "unit" in text_of(conversation[-1]).lower()
     conversation, trace, *_ = chat(client, "km")
@@ -72,7 +78,7 @@ def test_same_client_continues_the_conversation(url):
 
 
 def test_other_clients_have_their_own_conversation(url):
-    first, second = Client(url, verbose=False), Client(url, verbose=False)
+    first, second = client_of(url), client_of(url)
     chat(first, "convert 5 miles")
     conversation, *_ = chat(second, "km")
     assert len(conversation) == 2
@@ -80,7 +86,7 @@ def test_other_clients_have_their_own_conversation(url):
 
 
 def test_upload_that_is_not_an_image(url, tmp_path):
-    client = Client(url, verbose=False)
+    client = client_of(url)
     chat(client, "convert 5 miles")
     notes = tmp_path / "notes.txt"
     notes.write_text("just some words")
@@ -100,7 +106,7 @@ def test_scripted_model_turn_through_the_api(tmp_path):
     ]
     demo = app.build_demo(model_factory=lambda prefs: ScriptedModel(list(replies), name="fake"))
     try:
-        client = Client(serve(demo), verbose=False)
+        client = client_of(serve(demo))
         conversation, trace, status = chat(client, "what is 2+3?")
     finally:
         demo.close()
@@ -151,7 +157,7 @@ def test_tool_images_are_served_and_nothing_else_of_the_disk(url):
 
     import httpx
 
-    client = Client(url, verbose=False)
+    client = client_of(url)
     _, trace, _ = chat(client, "Zoom into the top left", [EXAMPLES / "label.png"])
     zoom = next(m for m in trace if m["metadata"]["title"] == "Tool: zoom")
     text = " ".join(part.get("text", "") for part in zoom["content"])
