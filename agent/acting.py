@@ -27,7 +27,7 @@ from .events import (
     ToolProgressEvent,
     ToolResultEvent,
 )
-from .messages import NativeCall, action_text
+from .messages import NativeCall, action_text, prompt_messages
 from .offload import Overdue, run_quick
 from .react.grammar import without_label
 from .react.parser import Step
@@ -233,7 +233,11 @@ async def final_answer(turn: TurnState, question: str) -> Terminal:
     if turn.model_calls >= turn.agent.max_steps:
         last = turn.steps[-1].observation if turn.steps else ""
         return AnswerEvent(text=last or prompts.phrase(turn.language, "no_tool"))
-    messages = [{"role": "user", "content": prompts.final_prompt(question, turn.transcript())}]
+    # The conversation and this turn's images go with it, as with every call: the answer may
+    # come from them ("answer from the images if you can"), and a refused upload is named.
+    prompt = prompts.final_prompt(question + turn.notes(), turn.transcript())
+    detail = turn.agent.image_detail
+    messages = prompt_messages(prompt, turn.draft, turn.refs, [], detail)
     request = turn.request(messages, purpose="final")
     turn.model_calls += 1
     text = ""

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from .dialogue import PendingTask
 from .images.store import ImageRef, ImageStore
-from .models.base import ModelRequest, StepHint, TurnFacts
 from .session import Session
 
 Detail = Literal["auto", "low", "high"]
@@ -63,6 +61,18 @@ def image_note(refs: Sequence[ImageRef]) -> str:
     # Last in its message's text, in the order of the image parts: a model that takes text
     # only is told which image each left-out part was from it (`agent.models.vision`).
     return f"[Images: {', '.join(f'{r.id} ({_facts(r)})' for r in refs)}]"
+
+
+def made_note(session: Session, shown: Iterable[str]) -> str:
+    """A line naming the conversation's images that no message shows (those tools made in
+    earlier turns, uploads of turns no longer in the history), so that a model knows they
+    exist and "img_2" can be looked at again."""
+    seen = {i for turn in session.history for i in turn.image_ids} | set(shown)
+    made = [session.images.get(i) for i in session.images.ids() if i not in seen]
+    if not made:
+        return ""
+    listed = ", ".join(f"{r.id} ({_facts(r)})" for r in made)
+    return f"\n[Other images in this conversation, not shown: {listed}]"
 
 
 def _facts(ref: ImageRef) -> str:
@@ -147,38 +157,3 @@ def prompt_messages(
         user_message(prompt, refs, detail),
         *step_messages(steps, session.images, detail),
     ]
-
-
-def model_request(
-    messages: list[dict[str, Any]],
-    *,
-    steps: Sequence[StepRecord],
-    question: str,
-    tools: Sequence[Any],
-    image_ids: list[str],
-    task: PendingTask | None,
-    language: str,
-    style: str,
-    temperature: float,
-    purpose: Literal["step", "final"] = "step",
-) -> ModelRequest:
-    """One model call: the messages, and the same turn as data for models that read no prose."""
-    facts = TurnFacts(
-        question=question,
-        image_ids=image_ids,
-        steps=[
-            StepHint(text=s.observation, kind=s.kind, ok=s.ok, tool=s.tool, image_ids=s.image_ids)
-            for s in steps
-        ],
-        pending_tool=task.tool if task else None,
-        known=dict(task.known) if task else {},
-        style=style,
-    )
-    return ModelRequest(
-        messages=messages,
-        temperature=temperature,
-        purpose=purpose,
-        tools=tools,
-        language=language,
-        facts=facts,
-    )

@@ -91,7 +91,7 @@ def native_messages(turn: TurnState) -> list[dict[str, Any]]:
     return [
         {"role": "system", "content": prompts.native_system(turn.language, state)},
         *history_messages(session, detail),
-        user_message(turn.text, turn.refs, detail),
+        user_message(turn.text + turn.notes(), turn.refs, detail),
         *NativeCalls.step_messages(turn.steps, turn.draft.images, detail),
     ]
 

@@ -70,7 +70,7 @@ Answer the following questions as best you can. You have access to the following
 {plugin_name}: {description_for_human} Parameters: {parameter_schema} Format the arguments \
 as a JSON object.
 
-{controls}Use the following format:
+{controls}{task_state}Use the following format:
 
 Question: the input question you must answer
 %(thought)s
@@ -186,7 +186,9 @@ def intent_prompt(tools: Sequence[Any], question: str, language: str = "en") -> 
     )
 
 
-def filling_slot_prompt(tool: Any, question: str, steps: str, language: str = "en") -> str:
+def filling_slot_prompt(
+    tool: Any, question: str, steps: str, language: str = "en", task_state: str = ""
+) -> str:
     lang = language_key(language)
     template = FILLING_SLOT_PROMPT % _seed_words(lang)
     return render(
@@ -195,6 +197,7 @@ def filling_slot_prompt(tool: Any, question: str, steps: str, language: str = "e
         description_for_human=tool.description,
         parameter_schema=orion_schema(tool),
         controls=_control_lines(lang, ("end_conversation", "ASK_USER_FOR_REQUIRED_PARAMS")),
+        task_state=f"{task_state}\n\n" if task_state else "",
         question=question,
         reAct_step_str=steps,
     )

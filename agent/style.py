@@ -30,6 +30,9 @@ class TurnContext:
     transcript: str
     language: str
     detail: Detail
+    # The lines under the person's words (in `text` too): uploads that never arrived, images
+    # no message shows.
+    note: str = ""
 
 
 class ReactStyle:
@@ -70,7 +73,12 @@ class PluginTaskStyle:
         task = turn.session.task
         if task and task.tool in self.by_name:
             tool = self.by_name[task.tool]
-            prompt = prompts.filling_slot_prompt(tool, task.request, turn.transcript, turn.language)
+            # The prompt says what is known so far, merged in code from every source, and the
+            # notes under this reply: its transcript shows neither.
+            state = prompts.task_state_text(task.tool, task.known, task.missing, turn.language)
+            prompt = prompts.filling_slot_prompt(
+                tool, task.request, turn.transcript, turn.language, state + turn.note
+            )
             return prompt_messages(prompt, turn.session, turn.refs, [], turn.detail)
         prompt = prompts.intent_prompt(self.tools, turn.text, turn.language)
         return prompt_messages(prompt, turn.session, turn.refs, turn.steps, turn.detail)

@@ -29,7 +29,7 @@ from .events import (
 from .images.intake import RefusedImage, Upload, message_problem, sort_images, turn_language
 from .images.store import ImageRef
 from .mailbox import Mailbox
-from .messages import StepRecord, action_text, model_request
+from .messages import StepRecord, action_text, made_note
 from .models.base import ModelError, ModelRequest
 from .offload import Overdue, run_quick
 from .prices import priced
@@ -104,31 +104,27 @@ class TurnState:
     def request(self, messages: list[dict[str, Any]] | None = None, purpose: str = "step") -> Any:
         agent = self.agent
         if messages is None:
+            note = self.notes()
             context = TurnContext(
                 self.draft,
-                self.text + self.refused_note(),
+                self.text + note,
                 self.refs,
                 self.steps,
                 self.transcript(),
                 self.language,
                 agent.image_detail,
+                note,
             )
             built: list[dict[str, Any]] = agent.style.messages(context)
         else:
             built = messages
-        request = model_request(
-            built,
-            steps=self.steps,
-            question=self.text,
-            tools=agent.tools,
-            image_ids=self.draft.images.ids(),
-            task=self.draft.task,
-            language=self.language,
-            style=agent.style.name,
+        request = ModelRequest(
+            messages=built,
             temperature=agent.temperature,
             purpose=purpose,  # type: ignore[arg-type]
+            tools=agent.tools,
+            language=self.language,
         )
-        request.facts.refused_images = [r.sentence(self.language) for r in self.refused]
         # A hosted model's retries show in the trace while they wait.
         request.on_retry = lambda sentence: self.emit(NoticeEvent(message=sentence))
         return request
@@ -199,6 +195,11 @@ class TurnState:
             return ""
         reasons = " ".join(r.sentence(self.language) for r in self.refused)
         return "\n" + prompts.phrase(self.language, "refused_note", reasons=reasons)
+
+    def notes(self) -> str:
+        """The lines under the person's words: refused uploads, images no message shows."""
+        shown = [*(r.id for r in self.refs), *(i for s in self.steps for i in s.image_ids)]
+        return self.refused_note() + made_note(self.draft, shown)
 
     def transcript(self) -> str:
         task = self.draft.task

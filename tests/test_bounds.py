@@ -153,7 +153,7 @@ async def test_an_overdue_argument_check_goes_back_to_the_model(monkeypatch):
     model = ScriptedModel(['Action: slow_check\nAction Input: {"unit": "m"}', "Answer: gave up"])
     events = await collect(Agent(model, [SlowCheck()]), "check")
     assert events[-1].type == "answer"
-    assert "took too long to check" in model.requests[1].facts.observations[-1]
+    assert "took too long to check" in str(model.requests[1].messages[-1]["content"])
 
 
 async def test_quick_work_does_not_wait_for_the_default_executor():

@@ -10,7 +10,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from agent import Agent, Session
 from agent.models import OfflineModel
-from agent.models.offline.conversation import plain
+from agent.models.offline.texts import plain
 from agent.session import Turn, without_images
 from tests.conftest import collect
 from tools import default_tools

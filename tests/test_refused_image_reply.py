@@ -14,6 +14,7 @@ from agent import Agent, Session
 from agent.config import Settings
 from agent.images.store import ImageStore
 from agent.models import OfflineModel
+from agent.models.offline import reading
 from tests.conftest import collect
 from tools import default_tools
 from ui.handlers import PageHandlers
@@ -146,7 +147,9 @@ async def test_a_hosted_model_is_told_what_was_refused(huge, language, text, not
     assert (
         said.startswith(text) and note in said and ("12000x10000" in said or "12000×10000" in said)
     )
-    assert request.facts.refused_images and "huge.png" in request.facts.refused_images[0]
+    # The offline model reads the same note from the same message.
+    reasons = reading.read(request).facts.refused_images
+    assert len(reasons) == 1 and "huge.png" in reasons[0]
 
 
 QUESTIONS = {

@@ -52,16 +52,6 @@ class ToolCallPart(BaseModel):
     arguments: str = "{}"  # JSON text, as the endpoint sent it (possibly broken)
 
 
-class StepHint(BaseModel):
-    """A finished step of this turn as data (`TurnFacts.steps`)."""
-
-    text: str
-    kind: Literal["tool", "no_tool", "feedback"] = "tool"
-    ok: bool = True
-    tool: str = ""
-    image_ids: list[str] = Field(default_factory=list)
-
-
 class CallReport(BaseModel):
     """What the service said about one call besides its text, filled in by the model as the
     reply streams; a field stays None where the service does not say."""
@@ -72,34 +62,6 @@ class CallReport(BaseModel):
     cached_tokens: int | None = None
 
 
-class TurnFacts(BaseModel):
-    """This turn as data, beside its prose in `messages`: what the person asked, the images
-    they sent, each finished step with who wrote it and whether it worked, the task dialogue's
-    state, and why uploads were refused. A model that reads language (every hosted one) reads
-    the prose and never this; one that reads no prose (the offline demo model, a test's
-    function model) reads this instead, as pydantic-ai's FunctionModel reads typed message
-    parts rather than text."""
-
-    question: str = ""
-    image_ids: list[str] = Field(default_factory=list)
-    steps: list[StepHint] = Field(default_factory=list)
-    # The task dialogue: the tool whose parameters are being asked for, and those known so far.
-    pending_tool: str | None = None
-    known: dict[str, Any] = Field(default_factory=dict)
-    # Why each upload of this turn was refused, in the turn's language.
-    refused_images: list[str] = Field(default_factory=list)
-    style: str = "react"
-
-    @property
-    def observations(self) -> list[str]:
-        return [step.text for step in self.steps]
-
-    @property
-    def observation_images(self) -> list[list[str]]:
-        """Ids of the images each observation brought (a zoom's crop, an edit's result)."""
-        return [step.image_ids for step in self.steps]
-
-
 class ModelRequest(BaseModel):
     """Everything a model is given for one call.
 
@@ -108,8 +70,9 @@ class ModelRequest(BaseModel):
     calling). `max_tokens` caps the reply; None leaves it to the model's own default.
     `on_retry`, when given, is called with one sentence each time a hosted model tries the call
     again (after a dropped connection, a 429 or a 5xx), so the trace can show it; it is never
-    serialised. `language` is the turn's, for the sentences a model says itself. `facts` is the
-    turn as data for models that read no prose.
+    serialised. `language` is the turn's, for the sentences a model says itself. Every model reads
+    the same request: one that reads no prose (the offline demo model) reads the turn from the
+    messages too, as pydantic-ai's TestModel does.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -129,7 +92,6 @@ class ModelRequest(BaseModel):
     # Native tool calling: the endpoint's `tools` parameter (OpenAI function specs). None means
     # the ReAct text protocol, where the tools are described in the prompt.
     tool_specs: list[dict[str, Any]] | None = None
-    facts: TurnFacts = Field(default_factory=TurnFacts)
 
 
 @runtime_checkable

@@ -10,21 +10,16 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from tools.image_refs import ImageIds, resolve_image
 
-from ..base import ModelRequest
+from .reading import Reading
+from .texts import NOTE, NOTES_AT_END, note_ids, text_of
 
-_NOTE = re.compile(r"\[(?:Images|Earlier images, not shown again): ([^\]]*)\]")
 _GONE = re.compile(r"\[Images no longer available: ([^\]]*)\]")
-_NOTES_AT_END = re.compile(
-    r"(?:\n\[(?:Images|Earlier images, not shown again|Images no longer available): [^\]]*\])+"
-    r"\s*$"
-)
 _ID = re.compile(r"\bimg_\d+\b")
 _ACTION = re.compile(r"^Action:\s*(\S+)\s*\nAction Input:\s*(\{.*\})\s*$", re.MULTILINE)
 _OBSERVATION = "Observation:"
@@ -56,50 +51,7 @@ class Seen(BaseModel):
         )
 
 
-# Symbols that stand for units or numbers are words here; other pictographs are decoration.
-_KEPT_SYMBOLS = frozenset("°℃℉℥Ω℧Å№™©®")
-
-
-def _decoration(char: str) -> bool:
-    code = ord(char)
-    if char in _KEPT_SYMBOLS or 0x3380 <= code <= 0x33FF:  # ㎞, ㎏: units in one sign
-        return False
-    kind = unicodedata.category(char)
-    # Emoji are symbols, with joiners, variation selectors, keycaps and skin tones between.
-    return (
-        kind == "So"
-        or code in (0x200D, 0x20E3)
-        or 0xFE00 <= code <= 0xFE0F
-        or (0x1F3FB <= code <= 0x1F3FF)
-    )
-
-
-def plain(text: str) -> str:
-    """`text` without emoji and pictographs between its words ("3 🍕 miles" is "3 miles")."""
-    if text.isascii():
-        return text
-    cleaned = "".join(" " if _decoration(char) else char for char in text)
-    return re.sub(r"[ \t]{2,}", " ", cleaned).strip() if cleaned != text else text
-
-
-def text_of(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            str(part.get("text", ""))
-            for part in content
-            if isinstance(part, dict) and part.get("type") == "text"
-        )
-    return ""
-
-
-def _noted_ids(text: str) -> list[str]:
-    return [i for note in _NOTE.findall(text) for i in _ID.findall(note)]
-
-
-def read(request: ModelRequest) -> Seen:
+def read(request: Reading) -> Seen:
     made_now = {i for images in request.facts.observation_images for i in images}
     ids = [i for i in request.facts.image_ids if i not in made_now]
     messages = request.messages
@@ -115,9 +67,9 @@ def read(request: ModelRequest) -> Seen:
     for n in user_turns[:-1]:
         text = text_of(messages[n])
         # An image sent again keeps its first id; it is still what that turn was about.
-        turn = [i for i in _noted_ids(text) if i in ids]
+        turn = [i for i in note_ids(text) if i in ids]
         uploads.extend(i for i in turn if i not in uploads)
-        words = _NOTES_AT_END.sub("", text)
+        words = NOTES_AT_END.sub("", text)
         reply = next(
             (text_of(m) for m in messages[n + 1 : n + 2] if m.get("role") == "assistant"), ""
         )
@@ -125,10 +77,10 @@ def read(request: ModelRequest) -> Seen:
         focus = _focus_after(words, reply, then)
         previous = words
     turn_uploads = (
-        [i for i in _noted_ids(text_of(messages[current])) if i in ids] if user_turns else []
+        [i for i in note_ids(text_of(messages[current])) if i in ids] if user_turns else []
     )
     uploads.extend(i for i in turn_uploads if i not in uploads)
-    if not user_turns or not any(_NOTE.search(text_of(m)) for m in messages):
+    if not user_turns or not any(NOTE.search(text_of(m)) for m in messages):
         # A request built by hand, without notes: every image counts as an upload.
         uploads = list(ids)
     if turn_uploads:
@@ -151,7 +103,7 @@ def _gone(messages: list[dict[str, Any]], ids: list[str]) -> list[str]:
     """Images earlier turns came with that are not on the server now: those a note says are
     gone, and those noted as sent that the server no longer has."""
     said = [i for m in messages for note in _GONE.findall(text_of(m)) for i in _ID.findall(note)]
-    sent = [i for m in messages if m.get("role") == "user" for i in _noted_ids(text_of(m))]
+    sent = [i for m in messages if m.get("role") == "user" for i in note_ids(text_of(m))]
     return list(dict.fromkeys([*said, *(i for i in sent if i not in ids)]))
 
 
@@ -166,7 +118,7 @@ def _focus_after(words: str, reply: str, ids: ImageIds) -> str | None:
     return named or ids.focus
 
 
-def _done(steps: list[str], request: ModelRequest) -> list[Done]:
+def _done(steps: list[str], request: Reading) -> list[Done]:
     actions: list[tuple[str, dict[str, Any]]] = []
     for text in steps:
         for name, raw in _ACTION.findall(text):

@@ -1,7 +1,7 @@
-"""The offline model itself: it reads the request (`conversation`), decides what the words ask
-for (`routing`), replays its plan (`plans`) and writes the ReAct text a hosted model would,
-streamed; the plugin-task style's last word is the tool's result, said as the react style says
-it."""
+"""The offline model itself: it reads the request's messages (`reading`, `conversation`),
+decides what the words ask for (`routing`), replays its plan (`plans`) and writes the ReAct
+text a hosted model would, streamed; the plugin-task style's last word is the tool's result,
+said as the react style says it."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ from collections.abc import AsyncIterator
 from ...offload import Overdue, run_quick
 from ...refusals import SENTENCES
 from ..base import ModelError, ModelRequest
-from . import answers, conversation
+from . import answers, conversation, reading
 from .plans import Call, drive
+from .reading import Reading
 from .routing import action, decide, rank_tools
+from .texts import text_of
 from .tool_hints import with_role
 from .words import words_for
 
@@ -47,42 +49,44 @@ class OfflineModel:
             yield text[start : start + self.chunk_size]
 
     def reply(self, request: ModelRequest) -> str:
-        words = words_for(request.language)
-        if (question := conversation.plain(request.facts.question)) != request.facts.question:
-            facts = request.facts.model_copy(update={"question": question})
-            request = request.model_copy(update={"facts": facts})
-        if request.purpose == "final":
-            text = _final_text(request, words)
-            if request.facts.refused_images:
-                text = f"{text}\n\n{_upload_note(request.facts.refused_images, words)}"
-            return text
-        seen = conversation.read(request)
-        decided = decide(request, seen, words)
-        if request.facts.observations:
-            last = request.facts.observations[-1]
-            if _no_tool(request):
-                sorry = words["sorry_image"] if seen.turn_uploads else words["sorry"]
-                return _with_refusals(request, f"Thought: {words['no_tool']}\nAnswer: {sorry}")
-            if _failed(request):
-                failed = words["answer_failed"].format(observation=last)
-                return _with_refusals(request, f"Thought: {words['failed']}\nAnswer: {failed}")
-            step = drive(decided, seen.done) if not isinstance(decided, str) else None
-            if step is None:
-                # Not this turn's plan: a call approved ("yes") or taken up from an earlier turn.
-                said = _said(request, seen) or last
-                return _with_refusals(request, f"Thought: {words['done']}\nAnswer: {said}")
-        else:
-            step = decided if isinstance(decided, str) else drive(decided, [])
-        if isinstance(step, Call):
-            return action(request, step.thought, step.tool, step.args)
-        if step is None or step.startswith("Thought:"):
-            return _with_refusals(
-                request, step or f"Thought: {words['done']}\nAnswer: {words['sorry']}"
-            )
-        return _with_refusals(request, f"Thought: {words['done']}\nAnswer: {step}")
+        return _reply(reading.read(request))
 
 
-def _with_refusals(request: ModelRequest, reply: str) -> str:
+def _reply(request: Reading) -> str:
+    """The reply to the request as read: an answer, a question back, or the next action."""
+    words = words_for(request.language)
+    if request.purpose == "final":
+        text = _final_text(request, words)
+        if request.facts.refused_images:
+            text = f"{text}\n\n{_upload_note(request.facts.refused_images, words)}"
+        return text
+    seen = conversation.read(request)
+    decided = decide(request, seen, words)
+    if request.facts.observations:
+        last = request.facts.observations[-1]
+        if _no_tool(request):
+            sorry = words["sorry_image"] if seen.turn_uploads else words["sorry"]
+            return _with_refusals(request, f"Thought: {words['no_tool']}\nAnswer: {sorry}")
+        if _failed(request):
+            failed = words["answer_failed"].format(observation=last)
+            return _with_refusals(request, f"Thought: {words['failed']}\nAnswer: {failed}")
+        step = drive(decided, seen.done) if not isinstance(decided, str) else None
+        if step is None:
+            # Not this turn's plan: a call approved ("yes") or taken up from an earlier turn.
+            said = _said(request, seen) or last
+            return _with_refusals(request, f"Thought: {words['done']}\nAnswer: {said}")
+    else:
+        step = decided if isinstance(decided, str) else drive(decided, [])
+    if isinstance(step, Call):
+        return action(request, step.thought, step.tool, step.args)
+    if step is None or step.startswith("Thought:"):
+        return _with_refusals(
+            request, step or f"Thought: {words['done']}\nAnswer: {words['sorry']}"
+        )
+    return _with_refusals(request, f"Thought: {words['done']}\nAnswer: {step}")
+
+
+def _with_refusals(request: Reading, reply: str) -> str:
     """An answer that also says which uploads of this turn were refused, unless it already
     is about them."""
     words = words_for(request.language)
@@ -120,17 +124,17 @@ def _upload_note(reasons: list[str], words: dict[str, str]) -> str:
     return "\n\n".join(notes)
 
 
-def _no_tool(request: ModelRequest) -> bool:
+def _no_tool(request: Reading) -> bool:
     """The last step found no tool for the request (the runner says so in `results`)."""
     return bool(request.facts.steps) and request.facts.steps[-1].kind == "no_tool"
 
 
-def _failed(request: ModelRequest) -> bool:
+def _failed(request: Reading) -> bool:
     """The last step failed: a tool's error, or the agent's feedback on an unusable step."""
     return bool(request.facts.steps) and not request.facts.steps[-1].ok
 
 
-def _final_text(request: ModelRequest, words: dict[str, str]) -> str:
+def _final_text(request: Reading, words: dict[str, str]) -> str:
     """The plugin-task style's last word: the tool's result, said as the react style says it."""
     observations = request.facts.observations
     if not observations:
@@ -153,14 +157,14 @@ def _final_text(request: ModelRequest, words: dict[str, str]) -> str:
     return said or answers.result(image or None, last, request.language, request.facts.question)
 
 
-def _said(request: ModelRequest, seen: conversation.Seen) -> str | None:
+def _said(request: Reading, seen: conversation.Seen) -> str | None:
     """The last result as the sentence its tool says it in, for the question that asked for
     the call: this turn's, or, when this turn only approved it ("yes", "好"), the one before."""
     done = seen.done
     tool = next((t for t in request.tools if done and t.name == done[-1].tool), None)
     if tool is None:
         return None
-    quoted = [q for m in request.messages for q in _QUOTED.findall(conversation.text_of(m))]
+    quoted = [q for m in request.messages for q in _QUOTED.findall(text_of(m))]
     earlier = [request.facts.question, *reversed(quoted), seen.previous_question]
     asked = next(
         (q for q in earlier if q and tool in rank_tools(q, request.tools, True)),

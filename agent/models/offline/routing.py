@@ -18,9 +18,9 @@ from tools.image_refs import (
 )
 
 from ...prompts import CONTROL_ACTIONS
-from ..base import ModelRequest
 from . import conversation, picking
 from .plans import Job, Plan, each_plan, help_plan, tool_plan
+from .reading import Reading
 from .tool_hints import extract, hints_for, with_role
 from .words import image_count, listing, position_words, words_for
 
@@ -52,7 +52,7 @@ _NEW_QUESTION = re.compile(
 MAX_FOLLOW_UP_CHARS = 40
 
 
-def decide(request: ModelRequest, seen: conversation.Seen, words: dict[str, str]) -> str | Plan:
+def decide(request: Reading, seen: conversation.Seen, words: dict[str, str]) -> str | Plan:
     """The reply when it needs no plan (a question, a goodbye, a refusal), else the plan."""
     question = request.facts.question.strip()
     if _END.match(question):
@@ -208,7 +208,7 @@ def _search(pattern: str, text: str) -> bool:
         return pattern.lower() in text.lower()
 
 
-def action(request: ModelRequest, thought: str, tool: str, args: dict[str, Any]) -> str:
+def action(request: Reading, thought: str, tool: str, args: dict[str, Any]) -> str:
     """A step that calls `tool`, as the ReAct text; in the plugin-task style the Thought is the
     JSON that style's prompt asks for."""
     if request.facts.style == "plugin-task":
