@@ -179,16 +179,18 @@ def _too_deep(tree: ast.AST) -> bool:
     return False
 
 
-# Text that can only parse to numbers, operators and brackets (an Ellipsis "..." aside), short
-# enough that no literal overflows a float and no tree nests past MAX_NESTING: nothing in it to
-# refuse, so the walks below are skipped for the everyday "12 * (3 + 4)".
+# Text that can only parse to numbers, operators and brackets, short enough that no literal
+# overflows a float and no tree nests past MAX_NESTING: nothing in it to refuse, so the walks
+# below are skipped for the everyday "12 * (3 + 4)". Its alphabet can still spell an Ellipsis,
+# an empty tuple and a call ("2(3)"), which the walks refuse.
 _PLAIN = re.compile(r"[\d\s.+\-*/%()]{1,50}")
+_NOT_PLAIN = re.compile(r"\.\.\.|[\d.)]\s*\(|\(\s*\)")
 
 
 def _refusal(expression: str, text_read: str, tree: ast.Expression) -> str | None:
     """Why `tree` (parsed from `text_read`) is not plain arithmetic, as the sentence to show;
     None when it is."""
-    if _PLAIN.fullmatch(text_read) and "..." not in text_read:
+    if _PLAIN.fullmatch(text_read) and not _NOT_PLAIN.search(text_read):
         return None
     return _walked_refusal(expression, text_read, tree)
 
