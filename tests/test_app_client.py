@@ -10,6 +10,7 @@ from gradio_client import Client, handle_file
 import app
 from agent.models import OfflineModel, ScriptedModel
 from tests.support.local import serve as serve_locally
+from ui.server import PROGRESS_IDLE_SECONDS, QUEUE_IDLE_SECONDS
 
 EXAMPLES = Path(app.__file__).resolve().parent / "assets" / "examples"
 
@@ -19,12 +20,25 @@ def serve(demo):
 
 
 @pytest.fixture(scope="module")
-def url():
+def launched():
     demo = app.build_demo(model_factory=lambda prefs: OfflineModel())
     try:
-        yield serve(demo)
+        yield demo, serve(demo)
     finally:
         demo.close()
+
+
+@pytest.fixture(scope="module")
+def url(launched):
+    return launched[1]
+
+
+def test_an_idle_server_looks_for_work_at_a_persons_pace(launched):
+    """Gradio's queue would look every millisecond while idle (8% of a core); the launched
+    page paces it, and the turns below still run."""
+    queue = launched[0]._queue
+    assert queue.sleep_when_free == QUEUE_IDLE_SECONDS
+    assert queue.progress_update_sleep_when_free == PROGRESS_IDLE_SECONDS
 
 
 def client_of(url: str) -> Client:

@@ -32,6 +32,11 @@ REFUSED_INPUT = (
 )
 # The mark `preprocess_data` puts on an `/ask` message whose files it refused.
 REFUSED_KEY = "refused_input"
+# Gradio's queue looks for work every millisecond while it has none (progress every 10 ms):
+# 8% of a core for a server nobody uses, all day on a Space. At these paces (Gradio's own on
+# Windows are 50 and 100 ms) an event starts sooner than a person could tell.
+QUEUE_IDLE_SECONDS = 0.02
+PROGRESS_IDLE_SECONDS = 0.05
 MALFORMED_INPUT = (
     "The request was not in the form this page takes; reload the page and resend. "
     "请求的格式不是本页面接受的；请刷新页面后重新发送。"
@@ -54,6 +59,9 @@ class Page(gr.Blocks):
         limit = Middleware(BodyLimit, caps=caps_for(self.page_settings))
         app_kwargs["middleware"] = [*(app_kwargs.get("middleware") or ()), limit]
         blocking = not kwargs.get("prevent_thread_lock", False)
+        # The queue `queue()` made; a later `queue()` makes a new one, so it is paced here.
+        self._queue.sleep_when_free = QUEUE_IDLE_SECONDS
+        self._queue.progress_update_sleep_when_free = PROGRESS_IDLE_SECONDS
         try:
             return super().launch(*args, app_kwargs=app_kwargs, **kwargs)
         finally:

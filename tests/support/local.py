@@ -36,11 +36,6 @@ def serve(demo: Any, **launch: Any) -> str:
     launch.setdefault("server_port", free_port())
     launch.update(prevent_thread_lock=True, quiet=True, share=False, inbrowser=False)
     demo.launch(**launch)
-    # Gradio's queue looks for work every 1 ms (progress every 10 ms) while it has none: 8% of
-    # a core for each idle server, the most a browser test's own process spends. Every 20 ms
-    # (Gradio's own pace on Windows is 50 ms) starts an event as soon as a person would see.
-    demo._queue.sleep_when_free = 0.02
-    demo._queue.progress_update_sleep_when_free = 0.05
     return f"http://127.0.0.1:{launch['server_port']}/"
 
 
