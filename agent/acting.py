@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import uuid
+import secrets
 from typing import Any
 
 from tools.base import Tool, ToolContext
@@ -259,7 +259,7 @@ async def call(
     replies: list[str] | None = None,
     call_id: str = "",
 ) -> Any:
-    call_id = call_id or uuid.uuid4().hex[:10]
+    call_id = call_id or secrets.token_hex(5)
     turn.tool_calls += 1
     turn.emit(ToolCallEvent(step=step_no, call_id=call_id, tool=tool.name, arguments=arguments))
     loop = asyncio.get_running_loop()

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-import uuid
+import secrets
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -121,7 +121,7 @@ def gate(turn: TurnState, ready: Ready) -> Terminal | Ready | None:
     allowed = policy != "never" and tool.name in draft.allowed_tools
     if not tool.acts_on_world or policy == "always" or allowed:
         return ready
-    call_id = ready.call_id or uuid.uuid4().hex[:10]
+    call_id = ready.call_id or secrets.token_hex(5)
     if policy == "never":
         turn.emit(
             ApprovalDecisionEvent(

@@ -14,8 +14,8 @@ under the same ids, because the history and a pending task refer to them by id.
 
 from __future__ import annotations
 
+import secrets
 import shutil
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -57,7 +57,7 @@ class PendingApproval(BaseModel):
 class Session(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    id: str = Field(default_factory=lambda: uuid.uuid4().hex[:12])
+    id: str = Field(default_factory=lambda: secrets.token_hex(6))
     images: ImageStore = Field(default_factory=ImageStore)
     history: list[Turn] = Field(default_factory=list)
     task: PendingTask | None = None

@@ -6,8 +6,8 @@ import asyncio
 import contextlib
 import functools
 import logging
+import secrets
 import time
-import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, Protocol
 
@@ -89,7 +89,7 @@ class TurnState:
         self.started = time.monotonic()
         self.queue = Mailbox()
         self.emit = self.queue.put
-        self.run_id = uuid.uuid4().hex[:12]
+        self.run_id = secrets.token_hex(6)
         # The tool protocol this turn speaks (`agent.native.protocol_for`).
         self.protocol: ToolProtocol = agent.protocol_now()
         # Tracing watches every event on its way to the queue; off, nothing stands between.

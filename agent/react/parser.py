@@ -127,7 +127,8 @@ def parse_step(text: str, tools: Sequence[str] = ()) -> Step:
         raise ParseError(error.reason, tools) from error
     except RecursionError as error:
         raise ParseError("it is nested too deeply to read", tools) from error
-    return step.model_copy(update={"raw": text})
+    step.raw = text
+    return step
 
 
 def _parse(text: str, tools: Sequence[str]) -> Step:
