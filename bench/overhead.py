@@ -10,7 +10,7 @@ Run from the repository root, with a venv that holds the app's requirements plus
 bench/requirements.txt (llama-index is kept out of the app's own venv):
 
     /work/benchvenv/bin/python bench/overhead.py
-    /work/benchvenv/bin/python bench/overhead.py --turns 30 --warmup 5 --chunk-size 8
+    /work/benchvenv/bin/python bench/overhead.py --turns 300 --warmup 20 --chunk-size 8
     /work/benchvenv/bin/python bench/overhead.py --tool sync   # a sync tool: a thread hop each
     /work/benchvenv/bin/python bench/overhead.py --tool calculator  # our real calculator tool
     /work/benchvenv/bin/python bench/overhead.py --burst 1     # alternate turn by turn
@@ -298,8 +298,8 @@ def check(name: str, result: TurnResult) -> None:
 
 
 async def measure(
-    turns: int = 30,
-    warmup: int = 5,
+    turns: int = 100,
+    warmup: int = 10,
     chunk_size: int = 8,
     with_llama: bool | None = None,
     tool_kind: str = "async",
@@ -383,8 +383,8 @@ def profile_ours(turns: int, chunk_size: int, limit: int = 30, tool_kind: str = 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--turns", type=int, default=30)
-    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--turns", type=int, default=100)
+    parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--chunk-size", type=int, default=8)
     parser.add_argument("--ours-only", action="store_true")
     parser.add_argument(
