@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import secrets
 from typing import Any
 
@@ -28,13 +27,10 @@ from .events import (
     ToolResultEvent,
 )
 from .messages import NativeCall, action_text, prompt_messages
-from .offload import Overdue, run_quick
 from .react.grammar import without_label
 from .react.parser import Step
 from .tool_run import ToolAsks, ToolCrashed, run_call, timeout_for
 from .turn import Terminal, TurnState, image_info
-
-log = logging.getLogger(__name__)
 
 MAX_REPEATS = 2
 
@@ -64,12 +60,13 @@ async def act(
     )
     match decision:
         case dialogue.End(phrase=phrase):
+            turn.waiting = None
             if task:
                 turn.emit(TaskStateEvent(tool=task.tool, status="ended"))
             turn.draft.task = None
             return AnswerEvent(text=phrase, ended=True)
         case dialogue.AskIntent(question=question):
-            turn.draft.task = None
+            turn.waiting = turn.draft.task = None
             return AskUserEvent(question=question)
         case dialogue.NoTool(intent=intent):
             turn.draft.task = None
@@ -103,6 +100,8 @@ async def use_tool(
     call: NativeCall | None = None,
 ) -> Terminal | Ready | None:
     """Merge what is known, then tell the model, ask the user, or call the tool."""
+    if turn.waiting and turn.waiting.tool == tool.name:
+        turn.waiting = None  # the task set aside is taken up after all
     task = task_for(turn, tool, given)
     thought_params = (step.thought_data or {}).get("known_params")
     fields = tool.Args.model_fields
@@ -137,7 +136,7 @@ async def use_tool(
 def ask(
     turn: TurnState, tool: Tool, task: PendingTask, missing: list[str], step: Step, question: str
 ) -> Terminal:
-    task.missing = missing
+    task.missing, task.language, task.turns_aside = missing, turn.language, 0
     task.questions += 1
     text = question or dialogue.field_question(tool, missing, turn.language)
     ask_step = action_text(
@@ -207,6 +206,7 @@ async def settle(turn: TurnState, ready: Ready, result: ToolResultEvent) -> Term
     if ready.asked:  # the person's answer is needed: the same call is made next turn
         task = ready.task
         task.known, task.tool_question = ready.arguments, ready.asked
+        task.language = turn.language
         task.tool_replies = ready.replies
         turn.draft.task = task
         return AskUserEvent(question=ready.asked, tool=tool.name)
@@ -294,33 +294,6 @@ async def call(
         raise
     turn.emit(result)
     return result
-
-
-async def resume_task(turn: TurnState) -> None:
-    """A reply to a question fills the pending task; the tool's extractor reads it in code.
-    The task as it stands then is shown before the model is asked anything."""
-    task = turn.draft.task
-    if not task:
-        return
-    task.transcript.append(f"Observation: {turn.text}")
-    tool = turn.agent.tool_by_name.get(task.tool)
-    if tool is None:
-        turn.draft.task = None
-        return
-    image_ids = [r.id for r in turn.refs] or turn.draft.images.ids()
-    try:
-        found = await run_quick(
-            tool.extract, turn.text, image_ids, dict(task.known), what=f"{tool.name} extract"
-        )
-    except Overdue:
-        log.warning("extractor of %s ran past its deadline", tool.name)
-        found = {}
-    except Exception:
-        log.exception("extractor of %s failed", tool.name)
-        found = {}
-    task.known = dialogue.merge(task.known, found, fields=tool.Args.model_fields)
-    task.missing = (await turn.check(tool, task.known)).missing
-    turn.emit(TaskStateEvent(tool=tool.name, known=task.known, missing=task.missing))
 
 
 def task_for(turn: TurnState, tool: Tool, given: dict[str, Any]) -> PendingTask:

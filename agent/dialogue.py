@@ -19,6 +19,8 @@ from .prompts import PHRASES, language_key, phrase
 
 MAX_QUESTIONS_PER_TASK = 3
 MAX_INVALID_RETRIES = 2
+# What a person says to drop the open task ("never mind, what time is it in London?").
+CANCEL = re.compile(r"\b(never ?mind|forget it|cancel|stop that)\b|算了|取消|不要了", re.IGNORECASE)
 
 
 class PendingTask(BaseModel):
@@ -33,6 +35,10 @@ class PendingTask(BaseModel):
     # so far; the next call of the tool is made with them (`ToolContext.replies`).
     tool_question: str = ""
     tool_replies: list[str] = Field(default_factory=list)
+    # The language the question was asked in, which a short reply keeps, and how many turns
+    # the person has spent on something else since (`agent.waiting`).
+    language: str = ""
+    turns_aside: int = 0
 
 
 class Check(BaseModel):
@@ -162,6 +168,19 @@ def check(tool: Any, params: dict[str, Any]) -> Check:
             else:
                 invalid.setdefault(field or "input", error["msg"])
         return Check(missing=missing, invalid=invalid)
+
+
+@functools.cache
+def custom_validators(args: type) -> bool:
+    """Whether a tool's argument model has validators of its own (which may parse, and so
+    are checked off the event loop), beyond pydantic's bounded type checks."""
+    decorators = getattr(args, "__pydantic_decorators__", None)
+    if decorators is None:
+        return True
+    return any(
+        getattr(decorators, kind)
+        for kind in ("validators", "field_validators", "root_validators", "model_validators")
+    )
 
 
 def field_question(tool: Any, fields: list[str], language: str) -> str:

@@ -38,7 +38,7 @@ from typing import Any
 
 from tools.base import Tool
 
-from . import acting, native
+from . import acting, native, waiting
 from . import approval as _approval
 from .calls import Ready
 from .config import ApprovalPolicy, ImageDetail, Language, Settings, Style, ToolProtocolName
@@ -256,6 +256,7 @@ class _Turn(TurnState):
             final = await self.intake(images)
             if final is None:
                 final = await self._bounded_loop()
+                waiting.keep(self)
                 if isinstance(final, ApprovalEvent):
                     _approval.keep_steps(self, final)
                 self.remember(final)
@@ -278,7 +279,7 @@ class _Turn(TurnState):
                 final = await acting.run_ready(self, final)
             if final is not None:
                 return final
-            await acting.resume_task(self)
+            await waiting.resume(self)
             while True:
                 if self.model_calls >= self.agent.max_steps:
                     steps = self.agent.max_steps

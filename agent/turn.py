@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import secrets
 import time
@@ -73,8 +72,9 @@ class TurnState:
         # conversation changes only when the turn commits it.
         self.session = session
         self.draft = session.draft()
-        previous = session.history[-1].language if session.history else None
-        self.language = turn_language(self.text[:2000], agent.language, previous)
+        self.speak(session.task)  # as a reply to the pending task, until its tool has read it
+        # The pending task, set aside while this turn does something else (`agent.waiting`).
+        self.waiting: dialogue.PendingTask | None = None
         self.refs: list[ImageRef] = []
         # Uploads of this turn that were refused: the reply has to say so.
         self.refused: list[RefusedImage] = []
@@ -100,6 +100,13 @@ class TurnState:
         self.waiting_since: float | None = None
         # The step whose model call has sent nothing yet, and since when (`model_stream`).
         self.silent: tuple[int, float] | None = None
+
+    def speak(self, task: dialogue.PendingTask | None) -> None:
+        """The turn's language, for a message that answers `task` (None: one that answers none)."""
+        history, default = self.session.history, self.agent.language
+        previous = history[-1].language if history else None
+        asked = (task.language or previous or default) if task is not None else None
+        self.language = turn_language(self.text[:2000], default, previous, asked)
 
     def request(self, messages: list[dict[str, Any]] | None = None, purpose: str = "step") -> Any:
         agent = self.agent
@@ -248,7 +255,7 @@ class TurnState:
         parse (units through pint). Plain type checks are bounded by pydantic's core, and a
         quick tool declares its whole work small and bounded (its hostile inputs are tested to
         stay so): those are checked inline, where a thread hop would cost more than the check."""
-        if getattr(tool, "quick", False) or not _custom_validators(tool.Args):
+        if getattr(tool, "quick", False) or not dialogue.custom_validators(tool.Args):
             return dialogue.check(tool, params)
         try:
             return await run_quick(dialogue.check, tool, params, what=f"{tool.name} arguments")
@@ -325,17 +332,6 @@ class TurnState:
             reply=reply,
             outcome=outcome,
         )
-
-
-@functools.cache
-def _custom_validators(args: type) -> bool:
-    decorators = getattr(args, "__pydantic_decorators__", None)
-    if decorators is None:
-        return True
-    return any(
-        getattr(decorators, kind)
-        for kind in ("validators", "field_validators", "root_validators", "model_validators")
-    )
 
 
 def _outcome(final: Terminal) -> Any:

@@ -113,7 +113,15 @@ async def test_switching_task_midway(test_tools, style, language):
     )
     call = next(e for e in events if e.type == "tool_call")
     assert call.tool == "echo" and call.arguments == {"text": "hello"}
-    assert chat.session.task is None
+    # The trip still waits for its date, as it was before the echo (agent.waiting).
+    task = chat.session.task
+    assert task is not None and task.tool == "book_trip" and task.known == {"city": "Paris"}
+    assert task.missing == ["date"] and "echo hello" not in "".join(task.transcript)
+    events = await chat.say(
+        "2026-12-24", action(style, "book_trip", {"date": "2026-12-24"}), final_for(style, "ok")
+    )
+    call = next(e for e in events if e.type == "tool_call")
+    assert call.arguments["city"] == "Paris" and chat.session.task is None
 
 
 @pytest.mark.parametrize("style", STYLES)

@@ -128,12 +128,13 @@ async def test_an_answer_that_fills_a_different_field(tools, style):
     assert "16.09344 km" in events[-1].text
 
 
-async def test_a_new_request_replaces_the_pending_task(tools):
+async def test_a_new_request_is_answered_and_the_pending_task_waits(tools):
     session = Session()
     await collect(agent_for(tools), "convert 5 miles", session=session)
     events = await collect(agent_for(tools), "what is 6*7", session=session)
     assert next(e for e in events if e.type == "tool_call").tool == "calculator"
-    assert events[-1].text.endswith("42") and session.task is None
+    assert events[-1].text.endswith("42") and session.task is not None
+    assert session.task.tool == "convert_units"
 
 
 async def test_an_image_question_no_tool_fits_reads_what_is_written(tools, sign):

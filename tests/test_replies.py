@@ -243,8 +243,11 @@ async def test_a_new_question_is_not_taken_for_a_reply(tools, first, question, l
     session = Session()
     agent = Agent(OfflineModel(), tools, language=language)
     await collect(agent, first, session=session)
+    task = session.task
     events = await collect(agent, question, session=session)
-    assert events[-1].type == "answer" and session.task is None
+    # Answered as the new question it is; the task waits, unchanged, for its answer.
+    assert events[-1].type == "answer" and task is not None and session.task is not None
+    assert session.task.known == task.known
     assert events[-1].text in ("Sorry, I cannot answer your query.", "抱歉，我无法回答您的问题。")
 
 

@@ -107,15 +107,55 @@ async def _refs(store: ImageStore, source: str | Path | bytes | ImageRef) -> lis
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]{3,}")
+_WORD = re.compile(r"[A-Za-z]+")
+# Words that make a sentence rather than name something: a place, a unit or a code is no
+# evidence of the language a person writes in, "of", "the" or "的", "把" are. Short words that
+# also answer a question in either language ("ok", "yes", "no", "am") are left out.
+_EN_SENTENCE = (
+    "a an the of to in on at for from by with into about as and or but not is are was were be "
+    "been do does did can could will would should may might must have has had it its this that "
+    "these those there here what which who whom whose when where why how i me my we our you "
+    "your he she they them please convert change make show tell give want need time much many"
+)
+_EN_WORDS = frozenset(_EN_SENTENCE.split())
+# Particles, pronouns and the verbs of a request; a Chinese place name rarely holds two.
+_ZH_WORDS = frozenset("的了吗呢吧啊是我你您请把要用换成算什么怎哪几点这给帮个一下就还也在")
 
 
-def turn_language(text: str, default: str, previous: str | None = None) -> str:
-    """The conversation's language: Chinese if the user writes Chinese, English if English.
-    A short reply in Latin letters ("km", "Tokyo") keeps the language the conversation had."""
+def _counts(text: str) -> tuple[int, int]:
+    """How many English sentence words, and how many different Chinese ones, `text` holds."""
+    english = sum(1 for word in _WORD.findall(text) if word.lower() in _EN_WORDS)
+    return english, len(_ZH_WORDS.intersection(text))
+
+
+def written_in(text: str) -> str | None:
+    """The language `text` is clearly written in (whole words, a sentence), or None when it is
+    a name, a unit, a number or too little to tell."""
+    english, chinese = _counts(text)
+    if english >= 2 and english > chinese:
+        return "en"
+    if chinese >= 2 and chinese >= english:
+        return "zh"
+    return None
+
+
+def turn_language(
+    text: str, default: str, previous: str | None = None, task_language: str | None = None
+) -> str:
+    """The language a turn speaks. A message that answers a pending task asked in
+    `task_language` keeps it unless the message is itself clearly written in the other
+    ("Tokyo", "km", "东京" keep it; "the one in Tokyo, please" does not). Any other message
+    speaks its own: Chinese if it has Chinese, English if English words; a short reply in Latin
+    letters ("km", "Tokyo") keeps the language the conversation had."""
+    if task_language:
+        return written_in(text) or task_language
+    clear = written_in(text)
+    if clear:
+        return clear
     if _CJK.search(text):
         return "zh"
     if previous and len(text.split()) <= 2:
         return previous
-    if _LATIN.search(text):
+    if _LATIN.search(text) or _counts(text)[0]:
         return "en"
     return previous or default

@@ -17,6 +17,7 @@ from tools.image_refs import (
     resolve_image,
 )
 
+from ...dialogue import CANCEL
 from ...prompts import CONTROL_ACTIONS
 from . import conversation, picking
 from .plans import Job, Plan, each_plan, help_plan, tool_plan
@@ -28,9 +29,6 @@ _END = re.compile(
     r"^\W*(bye|goodbye|good bye|see you|that'?s all|quit|exit|end|"
     r"再见|拜拜|结束|没有了|不用了)\W*$",
     re.IGNORECASE,
-)
-_CANCEL = re.compile(
-    r"\b(never ?mind|forget it|cancel|stop that)\b|算了|取消|不要了", re.IGNORECASE
 )
 _VAGUE = re.compile(
     r"^\W*(hi|hello|hey|help|help me|can you help( me)?|i need (some )?help|do something|"
@@ -62,9 +60,9 @@ def decide(request: Reading, seen: conversation.Seen, words: dict[str, str]) -> 
     tools = {tool.name: tool for tool in request.tools}
     ids = seen.image_ids()
     pending = tools.get(request.facts.pending_tool or "")
-    if request.facts.pending_tool and _CANCEL.search(question):
+    if request.facts.pending_tool and CANCEL.search(question):
         # "Never mind, what time is it in London?": the open task goes, the new request runs.
-        rest = _CANCEL.sub(" ", question).strip(" \t,，.。!！;；:：")
+        rest = CANCEL.sub(" ", question).strip(" \t,，.。!！;；:：")
         if not rest or not rank_tools(rest, request.tools, bool(ids)):
             return f"Thought: {words['cancel_thought']}\nAnswer: {words['cancel']}"
         question, pending = rest, None
