@@ -258,12 +258,15 @@ def make_model(
     """The model `choice` names (by default the one the settings call for): OpenAI-compatible,
     Hugging Face's router, or offline. Raises `ModelNotConfigured` for a hosted model with
     neither a key nor a base URL."""
-    from .models import OfflineModel, OpenAIChatModel
+    from .models import OfflineModel
 
     settings = settings or Settings()
     choice = choice or settings.default_choice()
     if choice.source == "offline":
         return OfflineModel()
+    # The OpenAI client's types take half a second to import: only a hosted model pays it.
+    from .models import OpenAIChatModel
+
     base_url = choice.base_url.strip().rstrip("/") or None
     key = choice.api_key.get_secret_value().strip() or server_key(settings, base_url)
     if not key and not base_url:
