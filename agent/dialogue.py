@@ -11,6 +11,7 @@ import functools
 import re
 import typing
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
@@ -41,14 +42,13 @@ class PendingTask(BaseModel):
     turns_aside: int = 0
 
 
-class Check(BaseModel):
+@dataclass(slots=True)
+class Check:
     """The outcome of checking merged arguments against a tool's argument model."""
 
-    model_config = {"arbitrary_types_allowed": True}
-
     args: Any = None
-    missing: list[str] = Field(default_factory=list)
-    invalid: dict[str, str] = Field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+    invalid: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -214,35 +214,41 @@ def invalid_feedback(tool_name: str, invalid: dict[str, str], schema_hint: str =
 
 
 # -- decisions: what the loop does with an action, decided without a model ----------------------
+# Plain dataclasses: several are made on every step, and they are never read from outside.
 
 
-class End(BaseModel):
+@dataclass(slots=True)
+class End:
     """End the conversation with a goodbye."""
 
     phrase: str
 
 
-class AskIntent(BaseModel):
+@dataclass(slots=True)
+class AskIntent:
     """Ask the user what they want; any pending task is dropped."""
 
     question: str
 
 
-class NoTool(BaseModel):
+@dataclass(slots=True)
+class NoTool:
     """No tool fits; the model answers from what it knows, or says it cannot."""
 
     intent: str
 
 
-class UseTool(BaseModel):
+@dataclass(slots=True)
+class UseTool:
     """Fill the tool's arguments (asking the user for what is missing) and call it."""
 
     tool: str
-    given: dict[str, Any] = Field(default_factory=dict)
+    given: dict[str, Any] = field(default_factory=dict)
     question: str = ""
 
 
-class UnknownTool(BaseModel):
+@dataclass(slots=True)
+class UnknownTool:
     name: str
 
 
@@ -278,27 +284,29 @@ def decide_action(
     return UnknownTool(name=name)
 
 
-class Retry(BaseModel):
+@dataclass(slots=True)
+class Retry:
     """Tell the model its arguments are invalid; it may fix them (bounded)."""
 
     feedback: str
 
 
-class Ask(BaseModel):
+@dataclass(slots=True)
+class Ask:
     """Ask the user for the missing (or invalid) fields."""
 
     missing: list[str]
 
 
-class GiveUp(BaseModel):
+@dataclass(slots=True)
+class GiveUp:
     """Asked too often: set the task aside and say what is still missing."""
 
     missing: list[str]
 
 
-class Call(BaseModel):
-    model_config = {"arbitrary_types_allowed": True}
-
+@dataclass(slots=True)
+class Call:
     args: Any
     arguments: dict[str, Any]
 
