@@ -51,7 +51,7 @@ class Silent:
 
 @pytest.mark.parametrize(
     ("model", "leave_after"),
-    [(Endless, "more "), (Silent, "Waiting for the model")],
+    [(Endless, "more"), (Silent, "Waiting for the model")],
     ids=["streaming", "silent"],
 )
 def test_the_model_stream_closes_soon_after_the_client_leaves(model, leave_after):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 import weakref
 from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import replace
@@ -20,14 +19,7 @@ import gradio as gr
 
 from agent.approval import effective_policy
 from agent.config import ModelNotConfigured, Settings
-from agent.events import (
-    AnswerDeltaEvent,
-    Event,
-    ModelDeltaEvent,
-    ModelWaitEvent,
-    NoticeEvent,
-    ToolProgressEvent,
-)
+from agent.events import Event, ModelWaitEvent, NoticeEvent
 from agent.images.intake import message_problem, sort_images
 from agent.images.store import ImageRef
 from agent.runner import Agent
@@ -35,6 +27,7 @@ from tools.ocr.pool import READER
 
 from .access import Access
 from .labels import t
+from .pacing import Pace
 from .page.state import PageState, PageTurn, Prefs, TurnRecord, default_model, default_prefs
 from .page.values import page_values
 from .sweeper import LIVE
@@ -43,8 +36,6 @@ from .trace.view import TurnView
 STREAM_INTERVAL = 0.05
 # How long a notice of the agent's stays on screen as a toast (it stays in the trace).
 NOTICE_SECONDS = 10.0
-# Events that come in streams: shown at most every STREAM_INTERVAL.
-_DELTAS = (ModelDeltaEvent, AnswerDeltaEvent, ToolProgressEvent)
 
 
 class TurnRunner:
@@ -246,24 +237,32 @@ class TurnRunner:
         images: list[Any],
         decided: Any = None,  # an ApprovalDecision
     ) -> AsyncGenerator[tuple, None]:
-        shown = 0.0
         session = state.session
 
         def run_with(stop: asyncio.Event) -> AsyncGenerator[Event, None]:
             return agent.run(record.text, images, session, decision=decided, stop=stop)
 
+        # Events come faster than anyone reads, and each update costs the browser a re-render:
+        # the page shows them at most every STREAM_INTERVAL, the next update carrying what
+        # waited, and what waits is shown once the interval is over even while a tool runs or
+        # the model is silent. The turn's last word is shown at once.
+        pace: Pace[Event] = Pace(STREAM_INTERVAL)
         run = record.handle.events(run_with)
-        async with contextlib.aclosing(run) as events:
+        async with contextlib.aclosing(run), contextlib.aclosing(pace.events(run)) as events:
             async for event in events:
                 if state.stopped_since(record):
                     # Stopped: whatever the turn did since is not shown, and leaving the loop
                     # closes the run, which cancels the model call or the tool, even when the
                     # cancel of the page's event comes late or never.
                     break
+                if event is None:  # what was held back is due, the next event still to come
+                    yield page_values(state)
+                    continue
                 if isinstance(event, ModelWaitEvent):
                     # Shown in the status line while it lasts, and kept nowhere.
                     record.view.apply(event)
-                    yield page_values(state)
+                    if pace.due():
+                        yield page_values(state)
                     continue
                 event = self.access.screen(event, state.prefs)
                 if isinstance(event, NoticeEvent) and not _said(record, event):
@@ -271,21 +270,17 @@ class TurnRunner:
                     gr.Info(event.message, duration=NOTICE_SECONDS)
                 record.events.append(event)
                 record.view.apply(event)
-                now = time.monotonic()
-                # Text deltas arrive faster than anyone reads; showing them at most every
-                # STREAM_INTERVAL keeps the page fluid and the server free for other sessions.
-                # Every other event is shown at once, and the next update carries what waited.
-                if isinstance(event, _DELTAS) and now - shown < STREAM_INTERVAL:
-                    continue
                 if record.view.done:
                     state.write_trace(record)
-                shown = now
-                yield page_values(state)
+                if pace.due(urgent=record.view.done):
+                    yield page_values(state)
         if state.stopped_since(record):
             # The turn's last word says stopped: an update of the turn still on its way to the
             # browser when Stop answered would otherwise land after it and say "Working…".
             state.stop_turn(record)
             yield page_values(state)
+        elif pace.held:
+            yield page_values(state)  # the run ended with events not yet shown
 
 
 def _said(record: TurnRecord, notice: NoticeEvent) -> bool:
