@@ -47,10 +47,6 @@ class HeldModel(ScriptedModel):
             if sent >= self.hold_after:
                 await self.gate.passed()
             sent += len(part) if isinstance(part, str) else 0
-            if sent >= self.hold_after and not self.gate.is_open:
-                # The page shows streamed text at most every 50 ms, with the piece after it:
-                # the last piece before holding comes after a pause, so all of it shows.
-                await asyncio.sleep(0.2)
             yield part
 
 
