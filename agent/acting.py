@@ -12,7 +12,7 @@ from typing import Any
 
 from tools.base import Tool, ToolContext
 
-from . import approval, dialogue, prompts
+from . import approval, dialogue, prompts, waiting
 from .calls import Ready
 from .dialogue import PendingTask
 from .events import (
@@ -100,8 +100,15 @@ async def use_tool(
     call: NativeCall | None = None,
 ) -> Terminal | Ready | None:
     """Merge what is known, then tell the model, ask the user, or call the tool."""
-    if turn.waiting and turn.waiting.tool == tool.name:
-        turn.waiting = None  # the task set aside is taken up after all
+    aside = turn.waiting
+    if aside and aside.tool == tool.name:
+        if turn.draft.task is turn.waiting_from and waiting.differences(aside.known, given):
+            # Another request of the waiting task's tool ("convert 10 kg" while 5 miles wait
+            # for a unit): a task of its own, and the one set aside stays as it was
+            # (`agent.waiting.kept`), not overwritten with this one's values.
+            turn.draft.task = None
+        else:
+            turn.waiting = None  # the task set aside is taken up after all
     task = task_for(turn, tool, given)
     thought_params = (step.thought_data or {}).get("known_params")
     fields = tool.Args.model_fields

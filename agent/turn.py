@@ -75,6 +75,7 @@ class TurnState:
         self.speak(session.task)  # as a reply to the pending task, until its tool has read it
         # The pending task, set aside while this turn does something else (`agent.waiting`).
         self.waiting: dialogue.PendingTask | None = None
+        self.waiting_from: dialogue.PendingTask | None = None  # the draft's task it copies
         self.refs: list[ImageRef] = []
         # Uploads of this turn that were refused: the reply has to say so.
         self.refused: list[RefusedImage] = []

@@ -38,13 +38,17 @@ def answers(task: PendingTask, found: Mapping[str, Any]) -> bool:
     itself is always its answer: only the tool can read it."""
     if task.tool_question:
         return True
-    if not found:
-        return False
+    if not found or not _same_request(task, found):
+        return False  # nothing for it, or another request ("convert 30 celsius" for 5 miles)
     return not task.missing or any(name in found for name in task.missing)
 
 
 def kept(
-    waiting: PendingTask | None, now: PendingTask | None, *, other_waits: bool = False
+    waiting: PendingTask | None,
+    now: PendingTask | None,
+    *,
+    other_waits: bool = False,
+    done: Mapping[str, Any] | None = None,
 ) -> tuple[PendingTask | None, PendingTask | None]:
     """After a turn that began with the pending task `waiting` and did something else (None:
     the turn took the task up, answered or dropped it) and left `now` pending: the task the
@@ -53,11 +57,29 @@ def kept(
     `waiting` stays as it was, one turn further aside, until it has been aside too long."""
     if waiting is None:
         return now, None
-    if (now is not None and now.tool != waiting.tool) or other_waits:
+    if now is not None and now.tool == waiting.tool and _same_request(waiting, now.known):
+        return now, None  # the task again, corrected ("make it 10 miles"): it goes on so
+    if now is not None or other_waits:
         return now, waiting
+    if done is not None and _same_request(waiting, done):
+        return None, None  # the same request, done this turn, perhaps with one value changed
     if waiting.turns_aside >= MAX_TURNS_ASIDE:
         return None, waiting
     return waiting.model_copy(update={"turns_aside": waiting.turns_aside + 1}), None
+
+
+def differences(known: Mapping[str, Any], other: Mapping[str, Any]) -> int:
+    """How many of the values `known` holds `other` gives otherwise (one it lacks is none)."""
+    return sum(1 for key, value in known.items() if key in other and not _same(value, other[key]))
+
+
+def _same(a: Any, b: Any) -> bool:
+    return dialogue.agrees({"v": a}, {"v": b})
+
+
+def _same_request(waiting: PendingTask, other: Mapping[str, Any]) -> bool:
+    """`other`'s values are the task's, all or all but one ("make it 10 miles")."""
+    return differences(waiting.known, other) < max(1, len(waiting.known))
 
 
 async def resume(turn: TurnState) -> None:
@@ -93,6 +115,7 @@ async def resume(turn: TurnState) -> None:
     else:
         turn.speak(None)
         turn.waiting = None if abandons(turn.text) else aside
+        turn.waiting_from = task
     turn.emit(TaskStateEvent(tool=tool.name, known=task.known, missing=task.missing))
 
 
@@ -100,7 +123,10 @@ def keep(turn: TurnState) -> None:
     """At the turn's end: the task it set aside stays pending, or gives way (`kept`); a task
     dropped so is said, in the trace and to the person, with the question it was waiting on."""
     draft = turn.draft
-    draft.task, dropped = kept(turn.waiting, draft.task, other_waits=draft.approval is not None)
+    # The waiting task left untouched is no new one (taken up, it is `draft.task` as it goes on).
+    now = None if turn.waiting and draft.task is turn.waiting_from else draft.task
+    done = turn.completed.get(turn.waiting.tool) if turn.waiting else None
+    draft.task, dropped = kept(turn.waiting, now, other_waits=draft.approval is not None, done=done)
     if dropped is None:
         return
     turn.emit(

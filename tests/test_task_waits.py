@@ -78,9 +78,11 @@ tasks = st.builds(
 @given(tasks, st.none() | tasks, st.booleans())
 def test_a_task_set_aside_is_kept_or_said_to_be_dropped(aside, now, other_waits):
     kept, dropped = waiting.kept(aside, now, other_waits=other_waits)
+    if now is not None and now.tool == aside.tool and kept is now and dropped is None:
+        return  # the task again, corrected: it goes on as `now`
     if dropped is not None:
         # Another task took its place, or it has been aside as long as it may.
-        replaced = other_waits or (now is not None and now.tool != aside.tool)
+        replaced = other_waits or now is not None
         assert dropped is aside and kept is (now if replaced else None)
         assert replaced or aside.turns_aside >= waiting.MAX_TURNS_ASIDE
         return
@@ -94,11 +96,39 @@ def test_a_turn_that_took_the_task_up_keeps_what_it_left(now, other_waits):
     assert waiting.kept(None, now, other_waits=other_waits) == (now, None)
 
 
+def test_another_request_of_the_same_tool_is_no_reply_to_the_task():
+    task = PendingTask(
+        tool="convert_units", request="r", known={"value": 5.0, "from_unit": "miles"}
+    )
+    task.missing = ["to_unit"]
+    new = {"value": 30.0, "from_unit": "celsius", "to_unit": "fahrenheit"}
+    assert not waiting.answers(task, new)
+    assert waiting.answers(task, {"value": 5, "to_unit": "km"})
+
+
+@pytest.mark.parametrize(
+    ("done", "left"),
+    [
+        ({"value": 5.0, "from_unit": "miles", "to_unit": "km"}, False),
+        # A correction of one value is the same request.
+        ({"value": 10.0, "from_unit": "miles", "to_unit": "km"}, False),
+        # Another request altogether leaves the task waiting.
+        ({"value": 30.0, "from_unit": "celsius", "to_unit": "fahrenheit"}, True),
+    ],
+)
+def test_a_call_of_the_same_tool_finished_meanwhile_may_do_the_task(done, left):
+    task = PendingTask(
+        tool="convert_units", request="r", known={"value": 5.0, "from_unit": "miles"}
+    )
+    kept, dropped = waiting.kept(task, None, done=done)
+    assert dropped is None and (kept is not None) is left
+
+
 def test_a_task_outlasts_a_few_unrelated_turns_and_no_more():
     task: PendingTask | None = PendingTask(tool="convert_units", request="convert 5 miles")
     turns, dropped = 0, None
     while task is not None:
-        task, dropped = waiting.kept(task, task)
+        task, dropped = waiting.kept(task, None)
         turns += 1
     assert turns == waiting.MAX_TURNS_ASIDE + 1 and dropped is not None
 

@@ -53,6 +53,30 @@ LANGUAGES = [
 # and the tool whose task is still pending after the last turn.
 UNRELATED_QUESTION = ("what is 2+2", "answer", "2+2 = 4", "en")
 CONVERSATIONS = {
+    "another conversion while one waits for its unit": (
+        [
+            ("convert 5 miles", "ask_user", "Which unit", "en"),
+            ("convert 30 celsius to fahrenheit", "answer", "86 °F", "en"),
+            ("km", "answer", "5 mi = 8.04672 km", "en"),
+        ],
+        None,
+    ),
+    "another conversion that asks for its unit in turn": (
+        [
+            ("convert 5 miles", "ask_user", "Which unit", "en"),
+            ("convert 10 kg", "ask_user", "Which unit", "en"),
+            ("lb", "answer", "10 kg = 22.04623 lb", "en"),
+        ],
+        None,
+    ),
+    "the waiting conversion corrected": (
+        [
+            ("convert 5 miles", "ask_user", "Which unit", "en"),
+            ("actually make it 10 miles", "ask_user", "Which unit", "en"),
+            ("km", "answer", "10 mi = 16.09344 km", "en"),
+        ],
+        None,
+    ),
     "an unrelated English answer after a Chinese question": (
         [
             ("现在几点了？", "ask_user", "哪个城市或时区？", "zh"),
