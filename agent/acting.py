@@ -102,7 +102,7 @@ async def use_tool(
     """Merge what is known, then tell the model, ask the user, or call the tool."""
     aside = turn.waiting
     if aside and aside.tool == tool.name:
-        if turn.draft.task is turn.waiting_from and waiting.differences(aside.known, given):
+        if waiting.untouched(turn) and waiting.differences(aside.known, given):
             # Another request of the waiting task's tool ("convert 10 kg" while 5 miles wait
             # for a unit): a task of its own, and the one set aside stays as it was
             # (`agent.waiting.kept`), not overwritten with this one's values.

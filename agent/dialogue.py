@@ -143,10 +143,11 @@ def _is_one_string_list(value: Any) -> bool:
 
 def agrees(given: Mapping[str, Any], known: Mapping[str, Any]) -> bool:
     """Every value given is the one known (5, 5.0 and "5" agree; so do "KM" and "km")."""
-    return all(key in known and _same(value, known[key]) for key, value in given.items())
+    return all(key in known and same_value(value, known[key]) for key, value in given.items())
 
 
-def _same(a: Any, b: Any) -> bool:
+def same_value(a: Any, b: Any) -> bool:
+    """5, 5.0 and "5" are the same value; so are "KM" and "km"."""
     try:
         return float(a) == float(b)
     except (TypeError, ValueError):

@@ -68,13 +68,16 @@ def kept(
     return waiting.model_copy(update={"turns_aside": waiting.turns_aside + 1}), None
 
 
+def untouched(turn: TurnState) -> bool:
+    """Whether the task set aside is still the draft's as the turn found it: neither taken up
+    (then it goes on as `draft.task`) nor replaced by another this turn began."""
+    return turn.waiting is not None and turn.draft.task is turn.waiting_from
+
+
 def differences(known: Mapping[str, Any], other: Mapping[str, Any]) -> int:
     """How many of the values `known` holds `other` gives otherwise (one it lacks is none)."""
-    return sum(1 for key, value in known.items() if key in other and not _same(value, other[key]))
-
-
-def _same(a: Any, b: Any) -> bool:
-    return dialogue.agrees({"v": a}, {"v": b})
+    same = dialogue.same_value
+    return sum(1 for key, value in known.items() if key in other and not same(value, other[key]))
 
 
 def _same_request(waiting: PendingTask, other: Mapping[str, Any]) -> bool:
@@ -123,8 +126,7 @@ def keep(turn: TurnState) -> None:
     """At the turn's end: the task it set aside stays pending, or gives way (`kept`); a task
     dropped so is said, in the trace and to the person, with the question it was waiting on."""
     draft = turn.draft
-    # The waiting task left untouched is no new one (taken up, it is `draft.task` as it goes on).
-    now = None if turn.waiting and draft.task is turn.waiting_from else draft.task
+    now = None if untouched(turn) else draft.task
     done = turn.completed.get(turn.waiting.tool) if turn.waiting else None
     draft.task, dropped = kept(turn.waiting, now, other_waits=draft.approval is not None, done=done)
     if dropped is None:
