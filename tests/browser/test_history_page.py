@@ -50,6 +50,16 @@ _KEPT = """prefix => {
           prefs: index.prefs || null};
 }"""
 
+# Whether the browser keeps at least `turns` turns of the agent's memory of the page's
+# conversation.
+_REMEMBERED = """([prefix, turns]) => {
+  const id = sessionStorage.getItem(prefix + "current");
+  try {
+    const saved = JSON.parse(localStorage.getItem(prefix + "c/" + id));
+    return (saved.history || []).length >= turns;
+  } catch (error) { return false; }
+}"""
+
 
 @pytest.fixture
 def open_page(open_at):
@@ -75,10 +85,12 @@ def ask(page, text: str, *images: Path) -> None:
 
 
 def turn_done(page, turns: int, locale: str = "en-US") -> None:
-    """Wait until the chat holds `turns` finished turns and the browser has saved them."""
+    """Wait until the chat holds `turns` finished turns and the browser has saved them, the
+    agent's memory of them included (saved a moment after the turn's last words)."""
     expect(page.locator("#chat .bot-row")).to_have_count(turns)
     expect(page.locator("#run-status")).to_contain_text(DONE[locale])
     wait_saved(page, turns)
+    page.wait_for_function(_REMEMBERED, arg=[STORAGE_PREFIX, turns], polling=100)
 
 
 def wait_saved(page, turns: int, running: bool = False, steps: str | None = None) -> None:
