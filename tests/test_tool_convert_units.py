@@ -82,6 +82,18 @@ def test_unknown_units_are_rejected_with_examples(unit):
     assert "Unknown unit" in str(error.value) and "km, mile" in str(error.value)
 
 
+@pytest.mark.parametrize("word", ["cats", "hats", "mats", "rats", "units", "CATS"])
+def test_everyday_words_are_no_units_though_pint_reads_a_prefix_in_them(tool, word):
+    with pytest.raises(ValidationError, match="Unknown unit"):
+        ConvertArgs.model_validate({"value": 1, "from_unit": word, "to_unit": "km"})
+    assert tool.extract(word, [], {"value": 5, "from_unit": "mile"}) == {}
+
+
+@pytest.mark.parametrize("unit", ["kcal", "cm", "kWh", "mph", "kPa", "at"])
+def test_prefixed_units_and_symbols_still_resolve(unit):
+    assert ConvertArgs.model_validate({"value": 1, "from_unit": unit, "to_unit": unit})
+
+
 def test_every_argument_is_required():
     assert set(ConvertUnits.required_fields()) == {"value", "from_unit", "to_unit"}
     with pytest.raises(ValidationError, match="to_unit"):
@@ -108,6 +120,11 @@ def test_every_argument_is_required():
         ("把20摄氏度换算成华氏度", {"value": 20, "from_unit": "摄氏度", "to_unit": "华氏度"}),
         ("1斤是多少公斤", {"value": 1, "from_unit": "斤", "to_unit": "公斤"}),
         ("换算一下单位", {}),
+        # A number of things, not of a unit: nothing to convert.
+        ("I have 3 cats", {}),
+        ("my 2 dogs weigh a lot", {}),
+        ("我有3只猫", {}),
+        ("convert 5 please", {"value": 5}),
     ],
 )
 def test_extracts_what_is_there(tool, text, expected):

@@ -61,6 +61,22 @@ CONVERSATIONS = {
         ],
         None,
     ),
+    "a number of things while a conversion waits": (
+        [
+            ("convert 5 miles", "ask_user", "Which unit", "en"),
+            ("I have 3 cats", "ask_user", "Which unit", "en"),
+            ("km", "answer", "5 mi = 8.04672 km", "en"),
+        ],
+        None,
+    ),
+    "a number of things while a conversion waits, in Chinese": (
+        [
+            ("换算 5 英里", "ask_user", "单位", "zh"),
+            ("我有3只猫", "ask_user", "单位", "zh"),
+            ("公里", "answer", "5 英里 = 8.04672 公里", "zh"),
+        ],
+        None,
+    ),
     "another conversion that asks for its unit in turn": (
         [
             ("convert 5 miles", "ask_user", "Which unit", "en"),

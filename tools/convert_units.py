@@ -110,9 +110,24 @@ def resolve_unit(text: str) -> Any:
             continue
     else:
         raise unknown()
-    if unit.dimensionless:
+    if unit.dimensionless or _false_friend(name):
         raise unknown()
     return unit
+
+
+# Units that pint finds inside everyday words with a prefix before them: "cats" reads as
+# centi-technical-atmospheres, "hats", "mats" and "rats" likewise, "units" as micro-nits.
+_FALSE_FRIENDS = frozenset({"technical_atmosphere", "nit"})
+
+
+def _false_friend(name: str) -> bool:
+    """Whether `name` is one word that pint reads only as a prefix on a false friend."""
+    if not name.isalpha():
+        return False
+    readings = registry().parse_unit_name(name)
+    return bool(readings) and all(
+        prefix and unit in _FALSE_FRIENDS for prefix, unit, _suffix in readings
+    )
 
 
 def format_number(value: float) -> str:
@@ -217,6 +232,21 @@ def read_unit(text: str) -> tuple[str, int] | None:
     return None
 
 
+# What a number may be followed by and still be the value to convert: a connector ("5 to km",
+# "5 换成公里"), or a unit, or nothing.
+_FILLERS = frozenset({"please", "pls", "thanks", "thank", "now", "for", "from", "请", "吧"})
+_THING = re.compile(r"\s*(?:[^\W\d_]+|[\u4e00-\u9fff]+)")
+
+
+def _counts_something_else(after: str) -> bool:
+    """Whether the words right after a number name things that are not a unit ("3 cats",
+    "3只猫"), so the number is not a value to convert."""
+    thing = _THING.match(after)
+    if not thing or thing[0].strip().lower() in _FILLERS or read_unit(after) is not None:
+        return False
+    return not _TO_WORDS.match(after.lstrip())
+
+
 def _is_unit(text: str) -> bool:
     try:
         resolve_unit(text)
@@ -256,6 +286,8 @@ class ConvertUnits(Tool[ConvertArgs]):
         text = normalise(text)
         found: dict[str, Any] = {}
         number = _NUMBER.search(text)
+        if number and _counts_something_else(text[number.end() :]):
+            number = None  # "I have 3 cats": a number of things, not of a unit
         if number:
             found["value"] = float(number.group(1).replace(",", "."))
             after = text[number.end() :]
