@@ -137,6 +137,10 @@ def test_a_bare_unit_answers_the_missing_one(tool):
     assert tool.extract("公里。", [], known) == {"to_unit": "公里"}
     assert tool.extract("miles", [], {"value": 5}) == {"from_unit": "miles"}
     assert tool.extract("banana", [], known) == {}
+    # a unit of another kind answers nothing: the question is asked again
+    assert tool.extract("celsius", [], known) == {}
+    assert tool.extract("摄氏度", [], known) == {}
+    assert tool.extract("miles", [], {"value": 5, "to_unit": "°F"}) == {}
 
 
 def test_extracted_arguments_validate_and_run(tool):

@@ -61,6 +61,22 @@ CONVERSATIONS = {
         ],
         None,
     ),
+    "a unit of another kind for the waiting conversion": (
+        [
+            ("convert 5 miles", "ask_user", "Which unit", "en"),
+            ("celsius", "ask_user", "Which unit", "en"),
+            ("km", "answer", "5 mi = 8.04672 km", "en"),
+        ],
+        None,
+    ),
+    "a unit of another kind for the waiting conversion, in Chinese": (
+        [
+            ("换算 5 英里", "ask_user", "单位", "zh"),
+            ("摄氏度", "ask_user", "单位", "zh"),
+            ("公里", "answer", "5 英里 = 8.04672 公里", "zh"),
+        ],
+        None,
+    ),
     "a number of things while a conversion waits": (
         [
             ("convert 5 miles", "ask_user", "Which unit", "en"),

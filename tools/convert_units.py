@@ -17,117 +17,13 @@ from pydantic import Field, field_validator
 
 from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult, language_of
 from tools.phrases import fill_slot, normalise, reply_value, split_pair
-from tools.unit_names import ALIASES
+from tools.unit_names import ALIASES, registry, resolve_unit
 from tools.words import both
 
-MAX_UNIT_CHARS = 40
-# pint evaluates exponents as Python numbers, so "m^3^3^3^3" (3**7625597484987) would run for
-# ever; unit text is checked against these bounds before pint sees it.
-MAX_UNIT_PARTS = 4
-MAX_EXPONENT = 3
 # Far beyond any everyday quantity, and far enough from the float limit that a conversion
 # factor has room before the result overflows.
 MAX_VALUE = 1e50
 _MAX_SHOWN = "1e50"
-UNIT_EXAMPLES = "km, mile, m, cm, ft, inch, kg, lb, g, °C, °F, K, liter, gallon, km/h, mph"
-
-_EXTRA_DEFINITIONS = ("jin = 0.5 * kilogram", "mu = 10000 / 15 * meter ** 2")
-_UNIT_TOKEN = re.compile(
-    r"\s*(?:(?P<word>(?:[°℃℉]|[^\W\d_⁰¹²³⁴⁵⁶⁷⁸⁹])+(?:_[^\W\d_⁰¹²³⁴⁵⁶⁷⁸⁹]+)*)"
-    r"|(?P<power>(?:\^|\*\*)\s*[-+]?\d+(?:\.\d+)?|⁻?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)"
-    r"|(?P<op>[*/·]))"
-)
-_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
-_EXPONENT_HINT = (
-    f" (a unit takes at most one exponent, a whole number from -{MAX_EXPONENT} to "
-    f"{MAX_EXPONENT}, as in m^2 or s^-1)"
-)
-
-
-def unit_shape_problem(spelled: str) -> str | None:
-    """Why `spelled` is not a plain unit expression (words joined by * / or spaces, each with at
-    most one small whole exponent), as a hint for the error message; None when it is one."""
-    if len(spelled) > MAX_UNIT_CHARS:
-        return f" (longer than {MAX_UNIT_CHARS} characters)"
-    parts, previous, position = 0, "op", 0
-    while position < len(spelled):
-        token = _UNIT_TOKEN.match(spelled, position)
-        if token is None:
-            return ""
-        position, kind = token.end(), token.lastgroup
-        if kind == "word":
-            parts += 1
-            if parts > MAX_UNIT_PARTS:
-                return f" (at most {MAX_UNIT_PARTS} units combined, as in km/h or kW*h)"
-        elif kind == "power":
-            number = token.group("power").lstrip("^*").strip().translate(_SUPERSCRIPTS)
-            # After an exponent or an operator, another exponent is a power tower or nonsense.
-            whole = re.fullmatch(r"[-+]?\d+", number)
-            if previous != "word" or not whole or abs(int(number)) > MAX_EXPONENT:
-                return _EXPONENT_HINT
-        elif previous == "op":
-            return ""
-        previous = str(kind)
-    return "" if previous == "op" else None
-
-
-@functools.cache
-def registry() -> Any:
-    """The pint registry, built on first use: building it takes a noticeable moment."""
-    import pint
-
-    units = pint.UnitRegistry()
-    for definition in _EXTRA_DEFINITIONS:
-        units.define(definition)
-    return units
-
-
-def resolve_unit(text: str) -> Any:
-    """The pint unit for a person's spelling; ToolInputError listing examples otherwise."""
-    spelled = str(text).strip()
-
-    def unknown(hint: str = "") -> ToolInputError:
-        return ToolInputError(
-            f"Unknown unit {spelled[:MAX_UNIT_CHARS]!r}{hint}; use a unit name or symbol such as "
-            f"{UNIT_EXAMPLES}."
-        )
-
-    problem = unit_shape_problem(spelled)
-    if problem is not None:
-        raise unknown(problem)
-    name = ALIASES.get(spelled.lower(), spelled)
-    if unit_shape_problem(name) is not None:
-        raise unknown()
-    # pint reads a space as multiplication, so "°F in celsius" would parse; words must be joined.
-    candidates = [name.replace("°", "deg").replace(" ", "_")]
-    if not re.search(r"\s", name):
-        candidates.append(name)
-    for candidate in candidates:
-        try:
-            unit = registry().parse_units(candidate)
-            break
-        except Exception:
-            continue
-    else:
-        raise unknown()
-    if unit.dimensionless or _false_friend(name):
-        raise unknown()
-    return unit
-
-
-# Units that pint finds inside everyday words with a prefix before them: "cats" reads as
-# centi-technical-atmospheres, "hats", "mats" and "rats" likewise, "units" as micro-nits.
-_FALSE_FRIENDS = frozenset({"technical_atmosphere", "nit"})
-
-
-def _false_friend(name: str) -> bool:
-    """Whether `name` is one word that pint reads only as a prefix on a false friend."""
-    if not name.isalpha():
-        return False
-    readings = registry().parse_unit_name(name)
-    return bool(readings) and all(
-        prefix and unit in _FALSE_FRIENDS for prefix, unit, _suffix in readings
-    )
 
 
 def format_number(value: float) -> str:
@@ -267,7 +163,25 @@ def _units_in_reply(text: str, known: dict[str, Any]) -> dict[str, Any]:
     if pair and all(map(_spelled_unit, pair)):
         return {"from_unit": _spelled_unit(pair[0]), "to_unit": _spelled_unit(pair[1])}
     unit = _spelled_unit(reply.value)
-    return fill_slot(reply, unit, ("from_unit", "to_unit"), known) if unit else {}
+    found = fill_slot(reply, unit, ("from_unit", "to_unit"), known) if unit else {}
+    # "celsius" for 5 miles answers nothing: the question is asked again, not a call made
+    # that can only fail.
+    other = {"from_unit": known.get("to_unit"), "to_unit": known.get("from_unit")}
+    return {k: v for k, v in found.items() if _same_kind(str(v), str(other.get(k) or ""))}
+
+
+def _same_kind(a: str, b: str) -> bool:
+    """Whether units `a` and `b` measure the same thing (True when either is empty or does
+    not read)."""
+    if not a or not b:
+        return True
+    try:
+        units = registry()
+        return units.get_dimensionality(resolve_unit(a)) == units.get_dimensionality(
+            resolve_unit(b)
+        )
+    except ToolInputError:
+        return True
 
 
 class ConvertUnits(Tool[ConvertArgs]):

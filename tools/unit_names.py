@@ -1,6 +1,13 @@
-"""Everyday spellings of units (symbols, plurals, Chinese names) and the names pint knows."""
+"""Everyday spellings of units (symbols, plurals, Chinese names), the names pint knows, and
+how a spelling becomes a pint unit within bounds."""
 
 from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+from tools.base import ToolInputError
 
 # Lower-cased spelling -> a name pint knows. Chinese names have no spaces, so the extractor also
 # uses this table to find where one unit ends and the next word begins.
@@ -111,3 +118,109 @@ ALIASES: dict[str, str] = {
     "兆字节": "MB",
     "吉字节": "GB",
 }
+
+
+MAX_UNIT_CHARS = 40
+# pint evaluates exponents as Python numbers, so "m^3^3^3^3" (3**7625597484987) would run for
+# ever; unit text is checked against these bounds before pint sees it.
+MAX_UNIT_PARTS = 4
+MAX_EXPONENT = 3
+UNIT_EXAMPLES = "km, mile, m, cm, ft, inch, kg, lb, g, °C, °F, K, liter, gallon, km/h, mph"
+
+_EXTRA_DEFINITIONS = ("jin = 0.5 * kilogram", "mu = 10000 / 15 * meter ** 2")
+_UNIT_TOKEN = re.compile(
+    r"\s*(?:(?P<word>(?:[°℃℉]|[^\W\d_⁰¹²³⁴⁵⁶⁷⁸⁹])+(?:_[^\W\d_⁰¹²³⁴⁵⁶⁷⁸⁹]+)*)"
+    r"|(?P<power>(?:\^|\*\*)\s*[-+]?\d+(?:\.\d+)?|⁻?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)"
+    r"|(?P<op>[*/·]))"
+)
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+_EXPONENT_HINT = (
+    f" (a unit takes at most one exponent, a whole number from -{MAX_EXPONENT} to "
+    f"{MAX_EXPONENT}, as in m^2 or s^-1)"
+)
+
+
+def unit_shape_problem(spelled: str) -> str | None:
+    """Why `spelled` is not a plain unit expression (words joined by * / or spaces, each with at
+    most one small whole exponent), as a hint for the error message; None when it is one."""
+    if len(spelled) > MAX_UNIT_CHARS:
+        return f" (longer than {MAX_UNIT_CHARS} characters)"
+    parts, previous, position = 0, "op", 0
+    while position < len(spelled):
+        token = _UNIT_TOKEN.match(spelled, position)
+        if token is None:
+            return ""
+        position, kind = token.end(), token.lastgroup
+        if kind == "word":
+            parts += 1
+            if parts > MAX_UNIT_PARTS:
+                return f" (at most {MAX_UNIT_PARTS} units combined, as in km/h or kW*h)"
+        elif kind == "power":
+            number = token.group("power").lstrip("^*").strip().translate(_SUPERSCRIPTS)
+            # After an exponent or an operator, another exponent is a power tower or nonsense.
+            whole = re.fullmatch(r"[-+]?\d+", number)
+            if previous != "word" or not whole or abs(int(number)) > MAX_EXPONENT:
+                return _EXPONENT_HINT
+        elif previous == "op":
+            return ""
+        previous = str(kind)
+    return "" if previous == "op" else None
+
+
+@functools.cache
+def registry() -> Any:
+    """The pint registry, built on first use: building it takes a noticeable moment."""
+    import pint
+
+    units = pint.UnitRegistry()
+    for definition in _EXTRA_DEFINITIONS:
+        units.define(definition)
+    return units
+
+
+def resolve_unit(text: str) -> Any:
+    """The pint unit for a person's spelling; ToolInputError listing examples otherwise."""
+    spelled = str(text).strip()
+
+    def unknown(hint: str = "") -> ToolInputError:
+        return ToolInputError(
+            f"Unknown unit {spelled[:MAX_UNIT_CHARS]!r}{hint}; use a unit name or symbol such as "
+            f"{UNIT_EXAMPLES}."
+        )
+
+    problem = unit_shape_problem(spelled)
+    if problem is not None:
+        raise unknown(problem)
+    name = ALIASES.get(spelled.lower(), spelled)
+    if unit_shape_problem(name) is not None:
+        raise unknown()
+    # pint reads a space as multiplication, so "°F in celsius" would parse; words must be joined.
+    candidates = [name.replace("°", "deg").replace(" ", "_")]
+    if not re.search(r"\s", name):
+        candidates.append(name)
+    for candidate in candidates:
+        try:
+            unit = registry().parse_units(candidate)
+            break
+        except Exception:
+            continue
+    else:
+        raise unknown()
+    if unit.dimensionless or _false_friend(name):
+        raise unknown()
+    return unit
+
+
+# Units that pint finds inside everyday words with a prefix before them: "cats" reads as
+# centi-technical-atmospheres, "hats", "mats" and "rats" likewise, "units" as micro-nits.
+_FALSE_FRIENDS = frozenset({"technical_atmosphere", "nit"})
+
+
+def _false_friend(name: str) -> bool:
+    """Whether `name` is one word that pint reads only as a prefix on a false friend."""
+    if not name.isalpha():
+        return False
+    readings = registry().parse_unit_name(name)
+    return bool(readings) and all(
+        prefix and unit in _FALSE_FRIENDS for prefix, unit, _suffix in readings
+    )
