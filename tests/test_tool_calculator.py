@@ -105,6 +105,9 @@ def test_arguments_are_validated():
         ("计算2480的12.5%", "12.5% of 2480"),
         ("2480 的 12.5% 是多少", "12.5% of 2480"),
         ("80 的 15%", "15% of 80"),
+        ("15%的80是多少", "15% of 80"),
+        ("12.5% 的 2480", "12.5% of 2480"),
+        ("百分之15的80", "15% of 80"),
         ("2480的百分之12.5", "12.5% of 2480"),
         ("Which is bigger, 3^20 or 20^3?", "3**20"),
         # A bare number in parentheses earlier in the sentence is not the arithmetic asked for.
@@ -200,7 +203,10 @@ def test_keywords_and_nesting_within_reason_still_work(calc):
     assert run(calc, "sqrt(" * 20 + "1" + ")" * 20).text.endswith("= 1")
 
 
-@pytest.mark.parametrize("text", ["计算2480的12.5%", "2480的12.5%是多少", "80 的 15%"])
+@pytest.mark.parametrize(
+    "text",
+    ["计算2480的12.5%", "2480的12.5%是多少", "80 的 15%", "15%的80是多少", "12.5% 的 2480 等于几"],
+)
 async def test_a_chinese_share_of_a_number_is_answered_offline(text):
     from agent import Agent, Session
     from agent.models import OfflineModel
