@@ -29,7 +29,14 @@ MAX_TURNS_ASIDE = 3
 
 def abandons(text: str) -> bool:
     """Whether the person drops the open task ("never mind", "算了")."""
-    return dialogue.CANCEL.search(text) is not None
+    return cancel_language(text) is not None
+
+
+def cancel_language(text: str) -> str | None:
+    """The language the person drops the open task in, or None when they do not: "never mind"
+    to a Chinese question is said in English, and answered so."""
+    cancel = dialogue.CANCEL.search(text)
+    return None if cancel is None else "en" if cancel[0].isascii() else "zh"
 
 
 def answers(task: PendingTask, found: Mapping[str, Any]) -> bool:
@@ -117,7 +124,10 @@ async def resume(turn: TurnState) -> None:
         task.missing = (await turn.check(tool, task.known)).missing
     else:
         turn.speak(None)
-        turn.waiting = None if abandons(turn.text) else aside
+        cancelled = cancel_language(turn.text)
+        if cancelled is not None:
+            turn.language = cancelled
+        turn.waiting = None if cancelled is not None else aside
         turn.waiting_from = task
     turn.emit(TaskStateEvent(tool=tool.name, known=task.known, missing=task.missing))
 

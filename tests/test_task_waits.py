@@ -65,6 +65,13 @@ def test_what_drops_the_task(text, expected):
     assert waiting.abandons(text) is expected
 
 
+def test_a_task_is_dropped_in_the_language_the_person_drops_it_in():
+    assert waiting.cancel_language("never mind") == "en"
+    assert waiting.cancel_language("Forget it, thanks") == "en"
+    assert waiting.cancel_language("算了吧") == "zh"
+    assert waiting.cancel_language("km") is None
+
+
 tasks = st.builds(
     PendingTask,
     tool=st.sampled_from(["convert_units", "world_clock"]),

@@ -273,6 +273,20 @@ CONVERSATIONS = {
         ],
         None,
     ),
+    "never mind to a Chinese question": (
+        [
+            ("现在几点了？", "ask_user", "哪个城市或时区？", "zh"),
+            ("never mind", "answer", "set that aside", "en"),
+        ],
+        None,
+    ),
+    "算了 to an English question": (
+        [
+            ("convert 5 miles", "ask_user", "Which unit", "en"),
+            ("算了", "answer", "先放下", "zh"),
+        ],
+        None,
+    ),
     "never mind, and something else": (
         [
             ("convert 5 miles", "ask_user", "Which unit", "en"),
