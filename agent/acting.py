@@ -221,7 +221,9 @@ async def settle(turn: TurnState, ready: Ready, result: ToolResultEvent) -> Term
     image_ids = [i.id for i in result.images]
     turn.record(ready.replay, result.text, image_ids, ok=result.ok, tool=tool.name, call=ready.call)
     if not result.ok:
-        return None  # the failure is the Observation: the model may fix its call
+        # The failure is the Observation: the model may fix its call (shown as calling again).
+        turn.emit(TaskStateEvent(tool=tool.name, known=ready.arguments, status="failed"))
+        return None
     turn.completed[tool.name] = ready.arguments
     turn.emit(TaskStateEvent(tool=tool.name, known=ready.arguments, status="done"))
     turn.draft.task = None

@@ -138,7 +138,7 @@ class TaskStateEvent(_Event):
     tool: str | None
     known: dict[str, Any] = Field(default_factory=dict)
     missing: list[str] = Field(default_factory=list)
-    status: Literal["collecting", "calling", "done", "cleared", "ended"] = "collecting"
+    status: Literal["collecting", "calling", "done", "failed", "cleared", "ended"] = "collecting"
 
 
 class AskUserEvent(_Event):

@@ -296,6 +296,17 @@ def test_a_one_shot_tool_call_shows_no_task_panel_but_a_dialogue_does():
     view.apply(TaskState(tool="convert_units", known={"value": 5, "to_unit": "km"}, status="done"))
     (task,) = titled(view, "Task")
     assert "to_unit = km" in task["content"]
+    # A call that fails: a one-shot one shows in its own step only; a dialogue's says so.
+    view = TurnView(3, "en", "what is 1/0")
+    view.apply(TaskState(tool="calculator", known={"expression": "1/0"}, status="calling"))
+    view.apply(TaskState(tool="calculator", known={"expression": "1/0"}, status="failed"))
+    assert not titled(view, "Task")
+    view = TurnView(4, "zh", "摄氏度")
+    view.apply(TaskState(tool="convert_units", known={"value": 5}, missing=["to_unit"]))
+    for status in ("calling", "failed"):
+        view.apply(TaskState(tool="convert_units", known={"value": 5}, status=status))
+    (task,) = titled(view, "任务")
+    assert task["metadata"]["log"] == "失败"
 
 
 @pytest.mark.parametrize(

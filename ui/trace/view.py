@@ -289,7 +289,7 @@ class TurnView:
     def _task_state(self, event: TaskStateEvent) -> None:
         w = self.words
         key = "task"
-        if key not in self.steps.by_id and event.status in ("calling", "done"):
+        if key not in self.steps.by_id and event.status in ("calling", "done", "failed"):
             # A tool called with everything it needs is shown by its own step; the task panel
             # is for a dialogue: something was missing, in this turn or an earlier one.
             return
