@@ -136,6 +136,26 @@ async def test_an_example_starts_a_new_request_instead_of_answering_a_question()
     state.close()
 
 
+@pytest.mark.parametrize(
+    ("language", "request_text", "reply", "waiting"),
+    [
+        ("en", "convert 5 miles", "km", "Waiting for your answer · "),
+        ("zh", "换算 5 英里", "公里", "等待您的回答 · "),
+    ],
+)
+async def test_the_status_line_says_a_question_waits_for_the_answer(
+    language, request_text, reply, waiting
+):
+    page = PageHandlers(lambda prefs: OfflineModel(), Settings(), [ConvertUnits()])
+    state = page.new_state()
+    state.prefs.language = language
+    *_, (_, _, state, status) = await run(page.chat({"text": request_text}, state))
+    assert status.startswith(waiting) and ("model call" in status or "模型调用" in status)
+    *_, (_, _, state, status) = await run(page.chat({"text": reply}, state))
+    assert not status.startswith(waiting)
+    state.close()
+
+
 def test_set_pref_changes_one_setting_and_the_offline_banner():
     page = handlers()
     state, banner = page.set_pref("source")("openai", None)
