@@ -110,6 +110,29 @@ def test_without_a_new_upload_the_newest_image_comes_first():
     assert resolve_image("read the text", LATER).candidates == ["img_4", "img_3", "img_2", "img_1"]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "and the image from before?",
+        "the previous picture",
+        "what about the earlier photo",
+        "the one before",
+        "上一张呢？",
+        "之前那张图",
+        "前一张",
+    ],
+)
+def test_the_previous_image_is_the_upload_before_the_newest_or_before_this_turns(text):
+    # With img_4 sent this turn, the one before it; with nothing new, the one before the last.
+    assert (resolve_image(text, IDS).image_id, resolve_image(text, LATER).image_id) == (
+        "img_2",
+        "img_2",
+    )
+    assert names_an_image(text)
+    only = resolve_image(text, ImageIds(["img_1"]))
+    assert only.image_id is None and only.position == -2 and only.unknown
+
+
 def test_a_specific_image_has_no_alternatives():
     assert resolve_image("the second image", LATER).candidates == ["img_2"]
     assert resolve_image("that one", LATER).candidates == ["img_2"]

@@ -129,6 +129,25 @@ async def test_follow_ups_about_the_hours_in_either_language(tools, images, ques
 
 
 @pytest.mark.parametrize(
+    ("first", "second", "back", "language"),
+    [
+        ("how big is this image?", "and this one?", "and the image from before?", "en"),
+        ("read this", "and this one?", "and the one before?", "en"),
+        ("这张图多大？", "这张呢？", "上一张呢？", "zh"),
+    ],
+)
+async def test_a_follow_up_of_a_follow_up_asks_the_first_question_of_the_image_before(
+    tools, images, first, second, back, language
+):
+    session = Session()
+    first_answer = await ask(tools, first, images["hours_en"], language, session)
+    await ask(tools, second, images["pass_en"], language, session)
+    again = await ask(tools, back, None, language, session)
+    # The first request again, on img_1: it says what it said the first time.
+    assert first_answer.split("\n")[0] in again
+
+
+@pytest.mark.parametrize(
     ("question", "answer"),
     [
         ("what's the seat on img_1?", "Seat 23A (img_1: “GATE 22 SEAT 23A”)."),

@@ -89,6 +89,15 @@ _POINTER = re.compile(
     r"(?:image|picture|pic|photo(?:graph)?|screenshot|one)\b"
     r"|(?:这|那|同一|刚才那|上面那|前面那)\s*(?:张|幅|个)|(?:这|那)\s*" + _CN_NOUN
 )
+# The upload before the newest, or before this turn's: "the image from before", "the previous
+# picture", "上一张".
+_PREVIOUS = re.compile(
+    r"\b(?:previous|earlier|prior|preceding|last time's)\s+(?:\w+\s+)?"
+    r"(?:image|picture|pic|photo(?:graph)?|screenshot|upload|attachment|one)\b"
+    r"|\b(?:image|picture|pic|photo(?:graph)?|screenshot|upload|attachment|one)\s+"
+    r"(?:from\s+)?(?:before|earlier)\b"
+    r"|上一张|前一张|上一幅|前一幅|上张|之前(?:的|那)\s*(?:张|幅)?\s*" + _CN_NOUN + r"?"
+)
 # What an image shows, by the words people use for it; checked in this order.
 CONTENT_WORDS: dict[str, re.Pattern[str]] = {
     "code": re.compile(
@@ -101,7 +110,9 @@ CONTENT_WORDS: dict[str, re.Pattern[str]] = {
     "label": re.compile(r"\blabels?\b|\btags?\b|标签"),
     "photo": re.compile(r"\bthe photo(?:graph)?\b|照片|相片"),
 }
-_REFERENCES = (_ID, _NUMBERED, _ORDINAL, _CN_FROM_END, _CN_ORDINAL, _CN_LAST, _CN_NUMBERED)
+_REFERENCES = (
+    _ID, _NUMBERED, _ORDINAL, _CN_FROM_END, _CN_ORDINAL, _CN_LAST, _CN_NUMBERED, _PREVIOUS
+)  # fmt: skip
 
 
 def as_image_ids(image_ids: Sequence[str]) -> ImageIds:
@@ -164,6 +175,17 @@ def resolve_image(text: str, image_ids: Sequence[str]) -> ImageChoice:
             named = f"img_{number}"
             return choice.model_copy(update={"image_id": named, "way": "id", "candidates": [named]})
         return choice.model_copy(update={"way": "position", "position": number, "unknown": words})
+    if match := _PREVIOUS.search(lowered):
+        # With images sent this turn, "the previous one" is the last sent before them.
+        turn = ids.turn_uploads or uploads[-1:]
+        earlier = [u for u in uploads if u not in turn]
+        if earlier:
+            picked = earlier[-1]
+            return choice.model_copy(
+                update={"image_id": picked, "way": "position", "position": -2,
+                        "candidates": [picked]}
+            )  # fmt: skip
+        return choice.model_copy(update={"way": "position", "position": -2, "unknown": match[0]})
     if not ids:
         return choice
     content = content_of(lowered)
@@ -202,7 +224,12 @@ def without_references(text: str) -> str:
 def names_an_image(text: str) -> bool:
     """Whether `text` points at an image by id, position or pointer word."""
     lowered = normalise(text).lower()
-    return bool(_ID.search(lowered) or _position(lowered) or _POINTER.search(lowered))
+    return bool(
+        _ID.search(lowered)
+        or _position(lowered)
+        or _PREVIOUS.search(lowered)
+        or _POINTER.search(lowered)
+    )
 
 
 _COUNT = r"(two|three|four|five|six|seven|eight|nine|ten|\d{1,2})"

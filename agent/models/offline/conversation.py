@@ -42,6 +42,9 @@ class Seen(BaseModel):
     focus: str | None = None
     done: list[Done] = Field(default_factory=list)
     previous_question: str = ""
+    # Every earlier question, oldest first: a follow-up of a follow-up ("and this one?", then
+    # "and the one before?") takes up the last question that asked something.
+    questions: list[str] = Field(default_factory=list)
     # Images earlier turns came with that the server no longer has.
     gone: list[str] = Field(default_factory=list)
 
@@ -64,6 +67,7 @@ def read(request: Reading) -> Seen:
     uploads: list[str] = []
     focus: str | None = None
     previous = ""
+    questions: list[str] = []
     for n in user_turns[:-1]:
         text = text_of(messages[n])
         # An image sent again keeps its first id; it is still what that turn was about.
@@ -76,6 +80,7 @@ def read(request: Reading) -> Seen:
         then = ImageIds(ids, uploads=uploads, turn_uploads=turn, focus=turn[-1] if turn else focus)
         focus = _focus_after(words, reply, then)
         previous = words
+        questions.append(words)
     turn_uploads = (
         [i for i in note_ids(text_of(messages[current])) if i in ids] if user_turns else []
     )
@@ -95,6 +100,7 @@ def read(request: Reading) -> Seen:
         focus=focus,
         done=_done(steps, request),
         previous_question=previous,
+        questions=questions,
         gone=_gone(messages, ids),
     )
 

@@ -15,6 +15,7 @@ from tools.image_refs import (
     every_image,
     names_an_image,
     resolve_image,
+    without_references,
 )
 
 from ...dialogue import CANCEL
@@ -48,6 +49,8 @@ _NEW_QUESTION = re.compile(
     re.IGNORECASE,
 )
 MAX_FOLLOW_UP_CHARS = 40
+# How far back a follow-up looks for the request it takes up.
+MAX_FOLLOW_UPS = 3
 
 
 def decide(request: Reading, seen: conversation.Seen, words: dict[str, str]) -> str | Plan:
@@ -82,11 +85,15 @@ def decide(request: Reading, seen: conversation.Seen, words: dict[str, str]) -> 
             args = {**request.facts.known, **found}
             return action(request, words["pick"].format(tool=pending.name), pending.name, args)
     task = question
-    if not ranked and _names_only_an_image(question) and seen.previous_question:
-        # "The second one", after "which image?": the earlier request, on the image named now.
-        earlier = rank_tools(seen.previous_question, request.tools, bool(ids))
-        if earlier and getattr(earlier[0], "uses_images", False):
-            ranked, task = earlier, seen.previous_question
+    if not ranked and _names_only_an_image(question):
+        # "The second one", after "which image?": the earlier request, on the image named now;
+        # after other follow-ups ("and this one?"), the last request that asked something.
+        for earlier_question in reversed(seen.questions[-MAX_FOLLOW_UPS:]):
+            earlier = rank_tools(earlier_question, request.tools, bool(ids))
+            if earlier:
+                if getattr(earlier[0], "uses_images", False):
+                    ranked, task = earlier, earlier_question
+                break
     gone = [i for i in seen.gone if i not in ids]
     named = [i for i in gone if re.search(rf"\b{i}\b", question)]
     about_gone = rank_tools(question, request.tools, True) or _about_image(question)
@@ -167,7 +174,8 @@ def _names_only_an_image(question: str) -> bool:
     return (
         len(question) <= MAX_FOLLOW_UP_CHARS
         and names_an_image(question)
-        and not picking.asks(question)
+        # What is asked besides the image: "from before" names an image, not a date.
+        and not picking.asks(without_references(question))
     )
 
 
