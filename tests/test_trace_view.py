@@ -135,6 +135,14 @@ def test_failed_tool_is_marked_in_place():
     assert "division by zero" in call["content"]
 
 
+def test_a_whole_number_is_shown_as_a_reload_shows_it():
+    # The browser's copy of the trace comes back through JavaScript, which writes 5.0 as 5.
+    view = TurnView()
+    view.apply(TaskState(tool="convert_units", known={"value": 5.0, "x": 2.5}, missing=["y"]))
+    (task,) = titled(view, "Task: convert_units")
+    assert "value = 5," in task["content"] and "x = 2.5" in task["content"]
+
+
 def test_task_state_updates_one_message():
     view = TurnView()
     view.apply(TaskState(tool="convert_units", known={"value": 5}, missing=["to_unit"]))

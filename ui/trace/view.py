@@ -293,7 +293,7 @@ class TurnView:
             # A tool called with everything it needs is shown by its own step; the task panel
             # is for a dialogue: something was missing, in this turn or an earlier one.
             return
-        known = ", ".join(f"{k} = {v}" for k, v in event.known.items()) or w["nothing"]
+        known = ", ".join(f"{k} = {_value(v)}" for k, v in event.known.items()) or w["nothing"]
         missing = ", ".join(event.missing) or w["nothing"]
         known_line = w["field"].format(w["known"], known)
         content = f"{known_line}\n\n{w['field'].format(w['missing'], missing)}"
@@ -305,6 +305,13 @@ class TurnView:
             message["metadata"].update(title=title, log=status_word)
         else:
             self.steps.add(key, title, content, status="done", log=status_word)
+
+
+def _value(value: Any) -> Any:
+    """A known value as shown: 5.0 as 5, as the browser's copy of the trace (JSON read by
+    JavaScript) gives it back after a reload."""
+    whole = isinstance(value, float) and value.is_integer() and abs(value) < 1e15
+    return int(value) if whole else value
 
 
 def _snippet(text: str, limit: int = 48) -> str:
