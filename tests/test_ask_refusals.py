@@ -53,7 +53,7 @@ def test_a_turn_limit_is_an_error_with_its_sentence(url):
     client = Client(url, verbose=False)
     assert client.predict({"text": "hello", "files": []}, api_name="/ask")["outcome"] != "error"
     sentence = refused(client.predict({"text": "hello again", "files": []}, api_name="/ask"))
-    assert sentence.startswith("This conversation has started 1 turns in the last minute")
+    assert sentence.startswith("This session has started 1 turns in the last minute")
 
 
 def test_a_message_over_the_length_limit_is_an_error_with_its_sentence(url):
@@ -112,5 +112,5 @@ def test_a_turn_with_a_notice_and_no_files_lists_the_notice():
 
 
 def test_a_sentence_that_names_no_upload_is_attributed_to_none():
-    assert attribute("This conversation has started 20 turns in the last minute.", []) == []
+    assert attribute("This session has started 20 turns in the last minute.", []) == []
     assert attribute("Slow down.", ["photo.png"]) == []

@@ -341,7 +341,7 @@ async def test_a_turn_limit_stops_every_row_and_says_which():
             assert first.startswith(
                 f"A turn limit stopped the comparison after {done} of {3 * CONTROL} scenario runs"
             )
-            assert "This conversation has started 3 turns in the last minute" in first
+            assert "This session has started 3 turns in the last minute" in first
             assert "broken" not in {r["model"] for r in server.requests}
             # Every row keeps its place; what never ran says so.
             assert [r[0] for r in compared.value["data"]] == ["offline", "scripted", "broken"]
