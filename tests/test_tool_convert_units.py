@@ -120,6 +120,15 @@ def test_every_argument_is_required():
         ("把20摄氏度换算成华氏度", {"value": 20, "from_unit": "摄氏度", "to_unit": "华氏度"}),
         ("1斤是多少公斤", {"value": 1, "from_unit": "斤", "to_unit": "公斤"}),
         ("换算一下单位", {}),
+        # Thousands, a decimal comma, an exponent; "到", "为", "->" before the target unit.
+        ("convert 2,500 feet to meters", {"value": 2500, "from_unit": "feet", "to_unit": "meters"}),
+        ("convert 1,234.5 km to miles", {"value": 1234.5, "from_unit": "km", "to_unit": "miles"}),
+        ("convert 2,5 km to m", {"value": 2.5, "from_unit": "km", "to_unit": "m"}),
+        ("convert 1e3 m to km", {"value": 1000, "from_unit": "m", "to_unit": "km"}),
+        ("把 1,000 英里换算成公里", {"value": 1000, "from_unit": "英里", "to_unit": "公里"}),
+        ("换算 5 英里到公里", {"value": 5, "from_unit": "英里", "to_unit": "公里"}),
+        ("换算 5 英里 为 公里", {"value": 5, "from_unit": "英里", "to_unit": "公里"}),
+        ("convert 5 mi -> km", {"value": 5, "from_unit": "mi", "to_unit": "km"}),
         # A number of things, not of a unit: nothing to convert.
         ("I have 3 cats", {}),
         ("my 2 dogs weigh a lot", {}),

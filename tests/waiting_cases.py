@@ -77,6 +77,14 @@ CONVERSATIONS = {
         ],
         None,
     ),
+    "thousands in an English conversion": (
+        [("convert 2,500 feet to meters", "answer", "2500 ft = 762 m", "en")],
+        None,
+    ),
+    "a Chinese conversion with 为 before the target": (
+        [("5英里转换为公里", "answer", "5 英里 = 8.04672 公里", "zh")],
+        None,
+    ),
     "a number of things while a conversion waits": (
         [
             ("convert 5 miles", "ask_user", "Which unit", "en"),

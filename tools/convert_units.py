@@ -92,9 +92,16 @@ class ConvertArgs(StrictArgs):
         return value
 
 
-_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(-?\d+(?:[.,]\d+)?)(?![\d])")
+# "2,500" is two thousand five hundred, "2,5" two and a half; "1e3" a thousand.
+_NUMBER = re.compile(
+    r"(?<![A-Za-z0-9_.])(-?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:[.,]\d+)?)(?:e[-+]?\d{1,3})?)"
+    r"(?![\d])",
+    re.IGNORECASE,
+)
+_THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?:e[-+]?\d+)?", re.IGNORECASE)
 _TO_WORDS = re.compile(
-    r"(?:\b(?:to|in|into|as)\b|等于多少|是多少|合多少|换算成|换算为|转换成|转换为|转成|换成|多少)\s*",
+    r"(?:\b(?:to|in|into|as)\b|->|→|等于多少|是多少|合多少|换算成|换算为|转换成|转换为|转成|换成"
+    r"|多少|到|为)\s*",
     re.IGNORECASE,
 )
 _HOW_MANY = re.compile(r"\bhow many\s+", re.IGNORECASE)
@@ -132,6 +139,12 @@ def read_unit(text: str) -> tuple[str, int] | None:
 # "5 换成公里"), or a unit, or nothing.
 _FILLERS = frozenset({"please", "pls", "thanks", "thank", "now", "for", "from", "请", "吧"})
 _THING = re.compile(r"\s*(?:[^\W\d_]+|[\u4e00-\u9fff]+)")
+
+
+def _number(written: str) -> float:
+    if _THOUSANDS.fullmatch(written):
+        return float(written.replace(",", ""))
+    return float(written.replace(",", "."))
 
 
 def _counts_something_else(after: str) -> bool:
@@ -203,17 +216,18 @@ class ConvertUnits(Tool[ConvertArgs]):
         if number and _counts_something_else(text[number.end() :]):
             number = None  # "I have 3 cats": a number of things, not of a unit
         if number:
-            found["value"] = float(number.group(1).replace(",", "."))
+            found["value"] = _number(number.group(1))
             after = text[number.end() :]
             unit = read_unit(after)
             if unit:
                 found["from_unit"] = unit[0]
                 after = after[unit[1] :]
-            target = _TO_WORDS.search(after)
-            if target:
+            # The first "to" followed by a unit: "5 英里到底是多少公里" has a 到 before it.
+            for target in _TO_WORDS.finditer(after):
                 to_unit = read_unit(after[target.end() :])
                 if to_unit:
                     found["to_unit"] = to_unit[0]
+                    break
         how_many = _HOW_MANY.search(text)
         if how_many and "to_unit" not in found:
             to_unit = read_unit(text[how_many.end() :])

@@ -204,7 +204,7 @@ HINTS: dict[str, ToolHints] = {
             r"(?:摄氏|华氏)",
             r"单位转换",
             # "把3英里换成公里", "3英里转换成公里": a target unit after a conversion word.
-            r"(?:换成|换算成|转换成|转成|折合成?)\s*"
+            r"(?:换成|换算成|换算为|转换成|转换为|转成|转为|换为|折合成?)\s*"
             r"(?:" + _CHINESE_UNITS + "|" + _COMMON_UNITS + ")",
             r"算\D{0,6}\d+(?:\.\d+)?\s*(?:" + _CHINESE_UNITS + ")",
         ),
