@@ -77,6 +77,22 @@ CONVERSATIONS = {
         ],
         None,
     ),
+    "two units missing, given one at a time": (
+        [
+            ("convert 5", "ask_user", "Which unit is it in?", "en"),
+            ("km", "ask_user", "Which unit should I convert it to?", "en"),
+            ("miles", "answer", "5 km = 3.106856 mi", "en"),
+        ],
+        None,
+    ),
+    "two units missing, given one at a time, in Chinese": (
+        [
+            ("换算 5", "ask_user", "原来的单位是什么？", "zh"),
+            ("公里", "ask_user", "要换算成什么单位？", "zh"),
+            ("英里", "answer", "5 公里 = 3.106856 英里", "zh"),
+        ],
+        None,
+    ),
     "thousands in an English conversion": (
         [("convert 2,500 feet to meters", "answer", "2500 ft = 762 m", "en")],
         None,

@@ -176,6 +176,10 @@ def _units_in_reply(text: str, known: dict[str, Any]) -> dict[str, Any]:
     if pair and all(map(_spelled_unit, pair)):
         return {"from_unit": _spelled_unit(pair[0]), "to_unit": _spelled_unit(pair[1])}
     unit = _spelled_unit(reply.value)
+    if unit and unit in (known.get("from_unit"), known.get("to_unit")):
+        # One unit is one answer: "km" to "which units?" fills one of the two, once, however
+        # often the reply is read.
+        return {}
     found = fill_slot(reply, unit, ("from_unit", "to_unit"), known) if unit else {}
     # "celsius" for 5 miles answers nothing: the question is asked again, not a call made
     # that can only fail.
