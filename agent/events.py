@@ -49,6 +49,9 @@ class NoticeEvent(_Event):
 
     type: Literal["notice"] = "notice"
     message: str
+    # "task_set_aside": the question the conversation was waiting on is dropped, which the
+    # chat says under the turn's reply too, so a reload keeps it in view.
+    kind: Literal["", "task_set_aside"] = ""
 
 
 class ModelDeltaEvent(_Event):

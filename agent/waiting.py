@@ -150,4 +150,5 @@ def keep(turn: TurnState) -> None:
     question = dropped.tool_question or dropped.request
     if tool is not None and dropped.missing and not dropped.tool_question:
         question = dialogue.field_question(tool, dropped.missing, turn.language)
-    turn.emit(NoticeEvent(message=phrase(turn.language, "task_set_aside", question=question)))
+    said = phrase(turn.language, "task_set_aside", question=question)
+    turn.emit(NoticeEvent(message=said, kind="task_set_aside"))

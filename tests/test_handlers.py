@@ -156,6 +156,33 @@ async def test_the_status_line_says_a_question_waits_for_the_answer(
     state.close()
 
 
+@pytest.mark.parametrize(
+    ("language", "turns", "aside"),
+    [
+        ("en", ["convert 5 miles", "what time is it"], "set my earlier question aside"),
+        ("zh", ["换算 5 英里", "现在几点了？"], "先放下了之前的问题"),
+    ],
+)
+async def test_a_question_set_aside_is_said_in_the_chat_and_again_after_a_reload(
+    language, turns, aside
+):
+    from tools.world_clock import WorldClock
+    from ui.page.values import answer_message
+    from ui.trace.view import render
+
+    page = PageHandlers(lambda prefs: OfflineModel(), Settings(), [ConvertUnits(), WorldClock()])
+    state = page.new_state()
+    state.prefs.language = language
+    for text in turns:
+        *_, (chat, _, state, _) = await run(page.chat({"text": text}, state))
+    question, _, said = chat[-1]["content"].partition("\n\n")
+    assert aside in said and aside not in question
+    record = state.turns[-1]
+    restored = render(record.events, 2, language, record.text)  # as a reload draws it
+    assert answer_message(restored)["content"] == chat[-1]["content"]
+    state.close()
+
+
 def test_set_pref_changes_one_setting_and_the_offline_banner():
     page = handlers()
     state, banner = page.set_pref("source")("openai", None)

@@ -265,8 +265,9 @@ class TurnRunner:
                         yield page_values(state)
                     continue
                 event = self.access.screen(event, state.prefs)
-                if isinstance(event, NoticeEvent) and not _said(record, event):
-                    # Said where the person looks, too: the trace may be folded away.
+                if isinstance(event, NoticeEvent) and not event.kind and not _said(record, event):
+                    # Said where the person looks, too: the trace may be folded away (a task set
+                    # aside is said in the chat, under the reply).
                     gr.Info(event.message, duration=NOTICE_SECONDS)
                 record.events.append(event)
                 record.view.apply(event)

@@ -147,7 +147,7 @@ def answer_message(view: TurnView) -> dict[str, Any]:
         label = escape(words(view.language)["error"])
         text = f'<div class="reply-error"><strong>{label}</strong> {escape(view.answer)}</div>'
     else:
-        text = view.answer
+        text = "\n\n".join([view.answer, *view.asides])
     if not view.made:
         return {"role": "assistant", "content": text}
     content: list[Any] = [text]

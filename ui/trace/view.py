@@ -85,6 +85,8 @@ class TurnView:
         # Seconds the model has been silent, while it is (`model_wait`), for the status line.
         self.silent_for: int | None = None
         self.notices: list[str] = []
+        # Notices the chat shows under the reply (`NoticeEvent.kind`), not only the trace.
+        self.asides: list[str] = []
         self.images: list[Any] = []
         # The images the turn's tools made, for the answer bubble (the chat shows them).
         self.made: list[Any] = []
@@ -120,6 +122,8 @@ class TurnView:
                 turn["metadata"]["log"] = self.model_name
             case NoticeEvent():
                 self.notices.append(event.message)
+                if event.kind == "task_set_aside":
+                    self.asides.append(event.message)
                 self.steps.add_new("notice", w["notice"], event.message)
             case ModelDeltaEvent():
                 preview = self._previews.setdefault(event.step, ThoughtPreview())
