@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import secrets
 from typing import Any
 
@@ -31,6 +32,8 @@ from .react.grammar import without_label
 from .react.parser import Step
 from .tool_run import ToolAsks, ToolCrashed, run_call, timeout_for
 from .turn import Terminal, TurnState, image_info
+
+log = logging.getLogger(__name__)
 
 MAX_REPEATS = 2
 
@@ -146,6 +149,10 @@ def ask(
     task.missing, task.language, task.turns_aside = missing, turn.language, 0
     task.questions += 1
     text = question or dialogue.field_question(tool, missing, turn.language)
+    problem = _reply_problem(turn, tool, task)
+    if problem:
+        # No space after a full-width stop: Chinese runs on.
+        text = problem + ("" if problem.endswith(("。", "？", "！")) else " ") + text
     ask_step = action_text(
         step.thought, "ASK_USER_FOR_REQUIRED_PARAMS", {"question": text}, step.thought_data
     )
@@ -155,6 +162,18 @@ def ask(
     turn.draft.task = task
     turn.emit(TaskStateEvent(tool=tool.name, known=task.known, missing=missing))
     return AskUserEvent(question=text, tool=tool.name, missing=missing)
+
+
+def _reply_problem(turn: TurnState, tool: Tool, task: PendingTask) -> str | None:
+    """Why this message, read as the reply to `tool`'s question, answered nothing."""
+    asked = turn.waiting_from
+    if asked is None or asked.tool != tool.name:
+        return None
+    try:
+        return tool.reply_problem(turn.text, dict(task.known), turn.language)
+    except Exception:
+        log.exception("reply_problem of %s failed", tool.name)
+        return None
 
 
 def prepare(

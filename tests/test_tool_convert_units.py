@@ -154,6 +154,16 @@ def test_a_bare_unit_answers_the_missing_one(tool):
     assert tool.extract("miles", [], {"value": 5, "to_unit": "°F"}) == {}
 
 
+def test_a_unit_of_another_kind_as_the_reply_is_explained(tool):
+    known = {"value": 5, "from_unit": "miles"}
+    said = tool.reply_problem("celsius", known, "en")
+    assert said == "“celsius” and “miles” measure different things, so one cannot become the other."
+    assert tool.reply_problem("摄氏度。", known, "zh").startswith("“摄氏度”和“miles”")
+    for fine in ("km", "banana", "what is 2+2", "x" * 5000):
+        assert tool.reply_problem(fine, known, "en") is None
+    assert tool.reply_problem("celsius", {"value": 5}, "en") is None
+
+
 def test_extracted_arguments_validate_and_run(tool):
     found = tool.extract("5公里等于多少英里", [], {})
     result = tool.run(ConvertArgs.model_validate(found), None)

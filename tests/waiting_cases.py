@@ -64,7 +64,7 @@ CONVERSATIONS = {
     "a unit of another kind for the waiting conversion": (
         [
             ("convert 5 miles", "ask_user", "Which unit", "en"),
-            ("celsius", "ask_user", "Which unit", "en"),
+            ("celsius", "ask_user", "measure different things, so one cannot become", "en"),
             ("km", "answer", "5 mi = 8.04672 km", "en"),
         ],
         None,
@@ -72,7 +72,7 @@ CONVERSATIONS = {
     "a unit of another kind for the waiting conversion, in Chinese": (
         [
             ("换算 5 英里", "ask_user", "单位", "zh"),
-            ("摄氏度", "ask_user", "单位", "zh"),
+            ("摄氏度", "ask_user", "无法互相换算。要换算成什么单位？", "zh"),
             ("公里", "answer", "5 英里 = 8.04672 公里", "zh"),
         ],
         None,

@@ -218,6 +218,11 @@ class Tool(Generic[ArgsT]):
         """Arguments read from `text`; missing ones are asked for."""
         return {}
 
+    def reply_problem(self, text: str, known: dict[str, Any], language: str) -> str | None:
+        """Why a reply to this tool's question cannot answer it ("celsius" for 5 miles), said
+        before the question is put again; None when there is nothing to say."""
+        return None
+
     def run(self, args: ArgsT, ctx: ToolContext) -> ToolResult | Awaitable[ToolResult]:
         raise NotImplementedError
 

@@ -18,7 +18,7 @@ from pydantic import Field, field_validator
 from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult, language_of
 from tools.phrases import fill_slot, normalise, reply_value, split_pair
 from tools.unit_names import ALIASES, registry, resolve_unit
-from tools.words import both
+from tools.words import both, say
 
 # Far beyond any everyday quantity, and far enough from the float limit that a conversion
 # factor has room before the result overflows.
@@ -238,6 +238,13 @@ class ConvertUnits(Tool[ConvertArgs]):
             if to_unit:
                 found["to_unit"] = to_unit[0]
         return found or _units_in_reply(text, known)
+
+    def reply_problem(self, text: str, known: dict[str, Any], language: str) -> str | None:
+        unit = _spelled_unit(reply_value(normalise(text)).value)
+        other = known.get("from_unit") or known.get("to_unit")
+        if not unit or not other or _same_kind(unit, str(other)):
+            return None
+        return say(language, "tools.convert_units.other_kind", unit=unit, other=other)
 
     def run(self, args: ConvertArgs, ctx: ToolContext) -> ToolResult:
         units = registry()
