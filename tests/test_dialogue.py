@@ -270,20 +270,8 @@ async def test_a_failed_tool_goes_back_to_the_model_in_both_styles(test_tools):
         assert [r.ok for r in results] == [False, True]
         assert "give a word instead" in json.dumps(model.requests[1].messages)
         assert events[-1].text == "echo: fixed"
-
-
-async def test_a_failed_call_says_failed_and_a_fixed_one_done_in_the_task_state(test_tools):
-    for style in STYLES:
-        model = ScriptedModel(
-            [
-                action(style, "refuse", {"text": "a"}),
-                action(style, "echo", {"text": "fixed"}),
-                final_for(style, "echo: fixed"),
-            ]
-        )
-        events = await collect(Agent(model, test_tools, style=style), "try it")
+        # The trace's task says failed, then done for the fixed call.
         states = [(e.tool, e.status) for e in events if e.type == "task_state"]
-        assert ("refuse", "failed") in states
         assert states.index(("refuse", "failed")) < states.index(("echo", "done"))
 
 
