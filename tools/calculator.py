@@ -40,7 +40,7 @@ class CalculatorArgs(StrictArgs):
 _CHINESE = (
     (re.compile(r"百分之\s*(\d+(?:\.\d+)?)"), r"\1%"),
     # "12.5%的2480" and "2480的12.5%": the share, as "12.5% of 2480" says it.
-    (re.compile(rf"(\d+(?:\.\d+)?)\s*%\s*的\s*({NUMBER})"), r"\1% of \2"),
+    (re.compile(rf"({NUMBER})\s*%\s*的\s*({NUMBER})"), r"\1% of \2"),
     (re.compile(rf"({NUMBER})\s*的\s*(\d+(?:\.\d+)?)\s*%"), r"\2% of \1"),
     (re.compile(r"根号\s*(\d+(?:\.\d+)?)"), r"sqrt(\1)"),
     (re.compile(rf"({NUMBER})\s*的\s*平方根"), r"sqrt(\1)"),
