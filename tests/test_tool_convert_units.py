@@ -147,7 +147,7 @@ def test_a_bare_unit_answers_the_missing_one(tool):
     assert tool.extract("miles", [], {"value": 5}) == {"from_unit": "miles"}
     assert tool.extract("banana", [], known) == {}
     # one unit fills one slot, even when the reply is read again after it filled it
-    assert tool.extract("km", [], {"value": 5, "from_unit": "km"}) == {}
+    assert tool.extract("km", [], {"value": 5, "from_unit": "km"}) == {"from_unit": "km"}
     # a unit of another kind answers nothing: the question is asked again
     assert tool.extract("celsius", [], known) == {}
     assert tool.extract("摄氏度", [], known) == {}

@@ -8,6 +8,7 @@ through a small alias table before pint reads them.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import re
 from collections.abc import Sequence
@@ -104,6 +105,8 @@ _TO_WORDS = re.compile(
     r"|多少|到|为)\s*",
     re.IGNORECASE,
 )
+_TO_TRIES = 4
+_UNIT_WINDOW = 120
 _HOW_MANY = re.compile(r"\bhow many\s+", re.IGNORECASE)
 _CHINESE_ALIASES = sorted((a for a in ALIASES if not a.isascii()), key=len, reverse=True)
 
@@ -176,10 +179,11 @@ def _units_in_reply(text: str, known: dict[str, Any]) -> dict[str, Any]:
     if pair and all(map(_spelled_unit, pair)):
         return {"from_unit": _spelled_unit(pair[0]), "to_unit": _spelled_unit(pair[1])}
     unit = _spelled_unit(reply.value)
-    if unit and unit in (known.get("from_unit"), known.get("to_unit")):
-        # One unit is one answer: "km" to "which units?" fills one of the two, once, however
-        # often the reply is read.
-        return {}
+    for slot in ("from_unit", "to_unit"):
+        if unit and known.get(slot) == unit:
+            # One unit is one answer: "km" to "which units?" fills one of the two, once,
+            # however often the reply is read.
+            return {slot: unit}
     found = fill_slot(reply, unit, ("from_unit", "to_unit"), known) if unit else {}
     # "celsius" for 5 miles answers nothing: the question is asked again, not a call made
     # that can only fail.
@@ -226,9 +230,11 @@ class ConvertUnits(Tool[ConvertArgs]):
             if unit:
                 found["from_unit"] = unit[0]
                 after = after[unit[1] :]
-            # The first "to" followed by a unit: "5 英里到底是多少公里" has a 到 before it.
-            for target in _TO_WORDS.finditer(after):
-                to_unit = read_unit(after[target.end() :])
+            # The first "to" followed by a unit ("5 英里到底是多少公里" has a 到 before it),
+            # among the first few, each read within a unit's length: a message of ten
+            # thousand "to"s costs no more than a short one.
+            for target in itertools.islice(_TO_WORDS.finditer(after), _TO_TRIES):
+                to_unit = read_unit(after[target.end() : target.end() + _UNIT_WINDOW])
                 if to_unit:
                     found["to_unit"] = to_unit[0]
                     break
