@@ -78,11 +78,16 @@ def open_rows(page) -> None:
     expect(page.locator("#scenario-row-1")).to_be_visible()
 
 
+def add_row(page, number: int) -> None:
+    """Add row `number`, and wait for it: a click while the last add still runs is dropped."""
+    page.click("#scenario-row-add")
+    expect(page.locator(f"#scenario-row-{number}")).to_be_visible()
+
+
 def set_model(page, number: int, model: str) -> None:
     """Row `number`'s model: a choice of its list, or a name typed in."""
     if number > 1 and not page.locator(f"#scenario-row-{number}").is_visible():
-        page.click("#scenario-row-add")
-        expect(page.locator(f"#scenario-row-{number}")).to_be_visible()
+        add_row(page, number)
     field = page.locator(f"#scenario-row-{number}-model input")
     field.click()
     if model == "Offline model":
@@ -104,7 +109,7 @@ def test_rows_of_models_run_in_turn_and_show_side_by_side(page, tmp_path):
     choose_control(page)
     open_rows(page)
     set_model(page, 1, "Offline model")
-    page.click("#scenario-row-add")  # row 2 as in Settings: the scripted model
+    add_row(page, 2)  # row 2 as in Settings: the scripted model
     set_model(page, 3, "broken")
     set_model(page, 4, "scripted")  # the Settings' model again
     page.click("#scenario-run")
@@ -341,7 +346,7 @@ def test_junit_files_need_no_remove_button(page):
     choose_control(page)
     open_rows(page)
     set_model(page, 1, "Offline model")
-    page.click("#scenario-row-add")
+    add_row(page, 2)
     page.click("#scenario-run")
     files = page.locator("#scenario-junit-files")
     named = files.get_by_role("cell", name="scripted.scenario-results.xml")
