@@ -97,6 +97,15 @@ CONVERSATIONS = {
         [("convert 2,500 feet to meters", "answer", "2500 ft = 762 m", "en")],
         None,
     ),
+    "unit symbols on both sides, without 'convert'": (
+        [
+            ("2 km in m", "answer", "2 km = 2000 m", "en"),
+            ("0.5 km to m", "answer", "0.5 km = 500 m", "en"),
+            ("5 km in mi", "answer", "5 km = 3.106856 mi", "en"),
+            ("I was 2 m in front", "answer", "Sorry", "en"),
+        ],
+        None,
+    ),
     "a Chinese conversion with 为 before the target": (
         [("5英里转换为公里", "answer", "5 英里 = 8.04672 公里", "zh")],
         None,

@@ -45,6 +45,10 @@ _COMMON_UNITS = (
     r"(?:km|kilomet(?:er|re)s?|miles?|kg|pounds?|lbs?|feet|foot|meters?|metres?|inch(?:es)?"
     r"|liters?|litres?|gallons?|ounces?|grams?|celsius|fahrenheit)\b"
 )
+_UNIT_SYMBOLS = (
+    r"(?:km|m|cm|mm|mi|ft|yd|in|kg|g|mg|lbs?|oz|l|ml|gal|mph|kph|km/h|m/s|kn|°[cf]|[cfk]|kwh|j"
+    r"|kj|cal|kcal|b|kb|mb|gb|tb|s|min|h|hr)\b"
+)
 _CHINESE_UNITS = "|".join(
     map(re.escape, sorted((a for a in ALIASES if not a.isascii()), key=len, reverse=True))
 )
@@ -189,6 +193,8 @@ HINTS: dict[str, ToolHints] = {
             r"\d\s*(?:°\s*[cf]\b|℃|℉|degrees?\s+(?:celsius|fahrenheit))",
             r"\b(?:celsius|fahrenheit)\b",
             r"\d\s*[a-z°]{1,12}\s+(?:in|to)\s+" + _COMMON_UNITS,
+            # "2 km in m", "5 km to mi": a unit's symbol on each side.
+            r"\d\s*" + _UNIT_SYMBOLS + r"\s+(?:in|to|into)\s+" + _UNIT_SYMBOLS + r"\W*$",
             r"\bconvert\s+(?:from\s+)?" + _COMMON_UNITS + r".*\b(?:to|into|in)\b",
             r"\bhow (?:many|much)\b\D{0,40}\d\s*" + _COMMON_UNITS,
             # "calculate 5 miles": a quantity to work out is a conversion.
