@@ -21,7 +21,9 @@ from .prompts import PHRASES, language_key, phrase
 MAX_QUESTIONS_PER_TASK = 3
 MAX_INVALID_RETRIES = 2
 # What a person says to drop the open task ("never mind, what time is it in London?").
-CANCEL = re.compile(r"\b(never ?mind|forget it|cancel|stop that)\b|算了|取消|不要了", re.IGNORECASE)
+CANCEL = re.compile(
+    r"\b(never ?mind|forget it|cancel|stop that|no thanks)\b|算了|取消|不要了|不用了", re.IGNORECASE
+)
 
 
 class PendingTask(BaseModel):

@@ -320,6 +320,22 @@ CONVERSATIONS = {
         ],
         None,
     ),
+    "不用了 while a question waits drops it": (
+        [
+            ("换算 5 英里", "ask_user", "单位", "zh"),
+            ("不用了", "answer", "先放下", "zh"),
+            ("公里", "answer", "抱歉", "zh"),
+        ],
+        None,
+    ),
+    "never mind with nothing open": (
+        [
+            ("never mind", "answer", "OK. What else can I do for you?", "en"),
+            ("算了", "answer", "好的。还有什么可以帮您？", "zh"),
+            ("不用了", "answer", "再见", "zh"),
+        ],
+        None,
+    ),
     "never mind, and something else": (
         [
             ("convert 5 miles", "ask_user", "Which unit", "en"),

@@ -56,19 +56,23 @@ MAX_FOLLOW_UPS = 3
 def decide(request: Reading, seen: conversation.Seen, words: dict[str, str]) -> str | Plan:
     """The reply when it needs no plan (a question, a goodbye, a refusal), else the plan."""
     question = request.facts.question.strip()
+    tools = {tool.name: tool for tool in request.tools}
+    ids = seen.image_ids()
+    pending = tools.get(request.facts.pending_tool or "")
+    cancelled = CANCEL.search(question)
+    if cancelled:
+        # "Never mind, what time is it in London?": the open task goes, the new request runs.
+        rest = CANCEL.sub(" ", question).strip(" \t,，.。!！;；:：")
+        if request.facts.pending_tool:
+            if not rest or not rank_tools(rest, request.tools, bool(ids)):
+                return f"Thought: {words['cancel_thought']}\nAnswer: {words['cancel']}"
+            question, pending = rest, None
+        elif not rest and not _END.match(question):
+            return f"Thought: {words['cancel_thought']}\nAnswer: {words['cancel_nothing']}"
     if _END.match(question):
         return action(
             request, words["end_thought"], "end_conversation", {"end_phrase": words["end"]}
         )
-    tools = {tool.name: tool for tool in request.tools}
-    ids = seen.image_ids()
-    pending = tools.get(request.facts.pending_tool or "")
-    if request.facts.pending_tool and CANCEL.search(question):
-        # "Never mind, what time is it in London?": the open task goes, the new request runs.
-        rest = CANCEL.sub(" ", question).strip(" \t,，.。!！;；:：")
-        if not rest or not rank_tools(rest, request.tools, bool(ids)):
-            return f"Thought: {words['cancel_thought']}\nAnswer: {words['cancel']}"
-        question, pending = rest, None
     ranked = _fillable_first(rank_tools(question, request.tools, bool(ids)), question, ids)
     if ids and ranked and picking.about_the_text(question):
         # "What time is boarding?", "几点登机？" with a boarding pass: what it shows, not a clock.
