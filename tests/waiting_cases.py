@@ -106,6 +106,13 @@ CONVERSATIONS = {
         ],
         None,
     ),
+    "units of different kinds in one message, said in everyday words": (
+        [
+            ("convert 5 miles to celsius", "answer", "miles measures length and celsius", "en"),
+            ("换算 5 英里到摄氏度", "answer", "没能完成：英里衡量的是长度，摄氏度衡量的是温度", "zh"),
+        ],
+        None,
+    ),
     "a Chinese conversion with 为 before the target": (
         [("5英里转换为公里", "answer", "5 英里 = 8.04672 公里", "zh")],
         None,

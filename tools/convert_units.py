@@ -191,6 +191,26 @@ def _units_in_reply(text: str, known: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in found.items() if _same_kind(str(v), str(other.get(k) or ""))}
 
 
+# What a unit measures, by pint's dimensions; anything else is named by its dimensions.
+_KINDS = {
+    "[length]": "length",
+    "[mass]": "mass",
+    "[temperature]": "temperature",
+    "[time]": "time",
+    "[length] ** 2": "area",
+    "[length] ** 3": "volume",
+    "[length] / [time]": "speed",
+    "[mass] * [length] ** 2 / [time] ** 2": "energy",
+    "[mass] * [length] ** 2 / [time] ** 3": "power",
+    "[mass] / [length] / [time] ** 2": "pressure",
+}
+
+
+def _kind(dims: str, language: str) -> str:
+    key = _KINDS.get(dims)
+    return say(language, f"tools.convert_units.kinds.{key}") if key else dims
+
+
 def _same_kind(a: str, b: str) -> bool:
     """Whether units `a` and `b` measure the same thing (True when either is empty or does
     not read)."""
@@ -262,9 +282,18 @@ class ConvertUnits(Tool[ConvertArgs]):
         except Exception as error:
             dims = [str(units.get_dimensionality(u)) for u in (source, target)]
             if dims[0] != dims[1]:
+                # Said in the turn's language, with everyday names for what each measures:
+                # a model passes it on, and the offline model quotes it.
+                language = language_of(ctx)
                 raise ToolInputError(
-                    f"Cannot convert {args.from_unit} ({dims[0]}) to {args.to_unit} ({dims[1]}): "
-                    "they measure different things; choose units of the same kind."
+                    say(
+                        language,
+                        "tools.convert_units.different_kinds",
+                        unit=args.from_unit,
+                        kind=_kind(dims[0], language),
+                        other=args.to_unit,
+                        other_kind=_kind(dims[1], language),
+                    )
                 ) from None
             raise ToolInputError(f"Could not convert: {error}.") from None
         magnitude = float(converted.magnitude) if converted is not None else math.inf

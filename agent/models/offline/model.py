@@ -68,7 +68,7 @@ def _reply(request: Reading) -> str:
             sorry = words["sorry_image"] if seen.turn_uploads else words["sorry"]
             return _with_refusals(request, f"Thought: {words['no_tool']}\nAnswer: {sorry}")
         if _failed(request):
-            failed = words["answer_failed"].format(observation=last)
+            failed = words["answer_failed"].format(observation=_without_label(last))
             return _with_refusals(request, f"Thought: {words['failed']}\nAnswer: {failed}")
         step = drive(decided, seen.done) if not isinstance(decided, str) else None
         if step is None:
@@ -124,6 +124,11 @@ def _upload_note(reasons: list[str], words: dict[str, str]) -> str:
     return "\n\n".join(notes)
 
 
+def _without_label(observation: str) -> str:
+    """A failed step's observation as the person reads it: "Error: " is for the model."""
+    return observation.removeprefix("Error: ")
+
+
 def _no_tool(request: Reading) -> bool:
     """The last step found no tool for the request (the runner says so in `results`)."""
     return bool(request.facts.steps) and request.facts.steps[-1].kind == "no_tool"
@@ -143,7 +148,7 @@ def _final_text(request: Reading, words: dict[str, str]) -> str:
     if _no_tool(request):
         return words["sorry_image"] if request.facts.image_ids else words["sorry"]
     if _failed(request):
-        return words["answer_failed"].format(observation=last)
+        return words["answer_failed"].format(observation=_without_label(last))
     done = conversation.read(request).done
     image = str(done[-1].args.get("image_id") or "") if done else ""
     asked_for_a_tool = rank_tools(request.facts.question, request.tools, True)
