@@ -109,7 +109,7 @@ CONVERSATIONS = {
     "units of different kinds in one message, said in everyday words": (
         [
             ("convert 5 miles to celsius", "answer", "miles measures length and celsius", "en"),
-            ("换算 5 英里到摄氏度", "answer", "没能完成：英里衡量的是长度，摄氏度衡量的是温度", "zh"),
+            ("换算 5 英里到摄氏度", "answer", "没能完成：英里衡量的是长度", "zh"),
         ],
         None,
     ),
