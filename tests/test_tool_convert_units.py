@@ -137,6 +137,9 @@ def test_every_argument_is_required():
         ("my 2 dogs weigh a lot", {}),
         ("我有3只猫", {}),
         ("convert 5 please", {"value": 5}),
+        # ... unless a conversion is asked for: then the number is the value.
+        ("convert 5 blargs", {"value": 5}),
+        ("convert 3 rats to km", {"value": 3, "to_unit": "km"}),
     ],
 )
 def test_extracts_what_is_there(tool, text, expected):

@@ -105,6 +105,8 @@ _TO_WORDS = re.compile(
     r"|多少|到|为)\s*",
     re.IGNORECASE,
 )
+# Words that ask for a conversion: after them a number is the value, whatever follows it.
+_CONVERT = re.compile(r"\b(?:convert|conversion)\b|换算|转换|折合", re.IGNORECASE)
 _TO_TRIES = 4
 _UNIT_WINDOW = 120
 _HOW_MANY = re.compile(r"\bhow many\s+", re.IGNORECASE)
@@ -241,7 +243,8 @@ class ConvertUnits(Tool[ConvertArgs]):
         text = normalise(text)
         found: dict[str, Any] = {}
         number = _NUMBER.search(text)
-        if number and _counts_something_else(text[number.end() :]):
+        asked = number is not None and _CONVERT.search(text[: number.start()]) is not None
+        if number and not asked and _counts_something_else(text[number.end() :]):
             number = None  # "I have 3 cats": a number of things, not of a unit
         if number:
             found["value"] = _number(number.group(1))
