@@ -59,6 +59,9 @@ LATER = ImageIds(
         ("the same picture again", "img_1", "pointer"),
         ("这张图", "img_1", "pointer"),
         ("那张照片", "img_1", "pointer"),
+        # "it" is the image the conversation is about (img_1 here), not the newest.
+        ("what colors are in it?", "img_1", "pointer"),
+        ("what does it say?", "img_1", "pointer"),
         ("read the text", "img_4", "newest"),
         # A number with a unit after it is an angle or a factor, not an image.
         ("Rotate the image 90 degrees", "img_4", "newest"),

@@ -88,6 +88,8 @@ _POINTER = re.compile(
     r"\b(?:this|that|the same|same|the above)\s+(?:\w+\s+)?"
     r"(?:image|picture|pic|photo(?:graph)?|screenshot|one)\b"
     r"|(?:这|那|同一|刚才那|上面那|前面那)\s*(?:张|幅|个)|(?:这|那)\s*" + _CN_NOUN
+    # "what colours are in it?": the image the conversation is about, not the newest.
+    + r"|\b(?:in|on|of|from|about)\s+it\b|\bit\s+(?:say|show|contain)s?\b"
 )
 # The upload before the newest, or before this turn's: "the image from before", "the previous
 # picture", "上一张".
