@@ -87,7 +87,8 @@ _CN_NUMBERED = re.compile(rf"{_CN_NOUN}\s*{_CN_NUMBER}(?![\d张幅个度倍%])")
 _POINTER = re.compile(
     r"\b(?:this|that|the same|same|the above)\s+(?:\w+\s+)?"
     r"(?:image|picture|pic|photo(?:graph)?|screenshot|one)\b"
-    r"|(?:这|那|同一|刚才那|上面那|前面那)\s*(?:张|幅|个)|(?:这|那)\s*" + _CN_NOUN
+    r"|(?:这|那|同一|刚才那|上面那|前面那)\s*(?:张|幅|个)|(?:这|那)\s*"
+    + _CN_NOUN
     # "what colours are in it?": the image the conversation is about, not the newest.
     + r"|\b(?:in|on|of|from|about)\s+it\b|\bit\s+(?:say|show|contain)s?\b"
 )
