@@ -27,11 +27,6 @@ log = logging.getLogger(__name__)
 MAX_TURNS_ASIDE = 3
 
 
-def abandons(text: str) -> bool:
-    """Whether the person drops the open task ("never mind", "算了")."""
-    return cancel_language(text) is not None
-
-
 def cancel_language(text: str) -> str | None:
     """The language the person drops the open task in, or None when they do not: "never mind"
     to a Chinese question is said in English, and answered so."""
