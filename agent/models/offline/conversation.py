@@ -41,12 +41,15 @@ class Seen(BaseModel):
     turn_uploads: list[str] = Field(default_factory=list)
     focus: str | None = None
     done: list[Done] = Field(default_factory=list)
-    previous_question: str = ""
     # Every earlier question, oldest first: a follow-up of a follow-up ("and this one?", then
     # "and the one before?") takes up the last question that asked something.
     questions: list[str] = Field(default_factory=list)
     # Images earlier turns came with that the server no longer has.
     gone: list[str] = Field(default_factory=list)
+
+    @property
+    def previous_question(self) -> str:
+        return self.questions[-1] if self.questions else ""
 
     def image_ids(self) -> ImageIds:
         return ImageIds(
@@ -66,7 +69,6 @@ def read(request: Reading) -> Seen:
     current = user_turns[-1] if user_turns else len(messages)
     uploads: list[str] = []
     focus: str | None = None
-    previous = ""
     questions: list[str] = []
     for n in user_turns[:-1]:
         text = text_of(messages[n])
@@ -79,7 +81,6 @@ def read(request: Reading) -> Seen:
         )
         then = ImageIds(ids, uploads=uploads, turn_uploads=turn, focus=turn[-1] if turn else focus)
         focus = _focus_after(words, reply, then)
-        previous = words
         questions.append(words)
     turn_uploads = (
         [i for i in note_ids(text_of(messages[current])) if i in ids] if user_turns else []
@@ -99,7 +100,6 @@ def read(request: Reading) -> Seen:
         turn_uploads=turn_uploads,
         focus=focus,
         done=_done(steps, request),
-        previous_question=previous,
         questions=questions,
         gone=_gone(messages, ids),
     )
