@@ -228,3 +228,22 @@ async def test_a_name_that_fits_no_image_does_not_change_the_one_talked_about(to
     answer = await chat.say("rotate that image")
     assert chat.calls() == [("image_edit", "img_1")]
     assert "the image we were talking about" in answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "shown"),
+    [
+        ("rotate it by 45 degrees", {"image_id": "img_1", "operation": "rotate", "degrees": 45.0}),
+        (
+            "flip it vertically",
+            {"image_id": "img_1", "operation": "flip", "direction": "vertical"},
+        ),
+        ("make it grayscale", {"image_id": "img_1", "operation": "grayscale"}),
+    ],
+)
+async def test_an_edit_call_carries_only_the_arguments_its_operation_uses(tools, question, shown):
+    """A rotation showed the flip's default direction among its arguments, as if it mattered."""
+    chat = Chat(tools)
+    await chat.say(question, SIGN)
+    calls = [e.arguments for e in chat.events if e.type == "tool_call"]
+    assert calls == [shown]

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from PIL import Image, ImageFilter, ImageOps
-from pydantic import Field, field_validator
+from pydantic import Field, SerializerFunctionWrapHandler, field_validator, model_serializer
 
 from tools import words
 from tools.base import StrictArgs, Tool, ToolContext, ToolResult, image_id_from, language_of
@@ -66,6 +66,18 @@ class ImageEditArgs(StrictArgs):
             name = re.sub(r"[\s_]+", "-", value.strip().lower())
             return _OPERATION_ALIASES.get(name, name.replace("-", "") if name else name)
         return value
+
+    @model_serializer(mode="wrap")
+    def _what_applies(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The arguments as the call is shown and kept: a rotation's angle, a flip's
+        direction, and neither for the other operations, whose defaults would read as if
+        they were part of the call."""
+        data = handler(self)
+        if self.operation != "rotate":
+            data.pop("degrees", None)
+        if self.operation != "flip":
+            data.pop("direction", None)
+        return data
 
     @field_validator("direction", mode="before")
     @classmethod
