@@ -27,7 +27,7 @@ from agent.tracing.log_redaction import install as install_log_redaction
 from ui import approval_panel, process_folders
 from ui.a11y import a11y_settings
 from ui.conversations.handlers import History
-from ui.conversations.panel import history_script, remember_sent, wire_history
+from ui.conversations.panel import and_save, history_script, remember_sent, wire_history
 from ui.examples import EXAMPLES, EXAMPLES_DIR, example_values
 from ui.handlers import PageHandlers
 from ui.labels import UI_TEXT
@@ -188,14 +188,20 @@ def build_demo(
         running += approval_panel.wire(panel, page, state, turn)
         # Scripts get `/ask` (the same turn, as named JSON) and `/reset`: ui.script_api.
         running.append(add_script_endpoints(page, box, state, cancels=running))
-        ended = {"fn": page.turn_ended, "inputs": [state], "outputs": [download, box]}
         shown = {"fn": approval_panel.refresh, "inputs": [state]}
         shown["outputs"] = approval_panel.outputs(panel)
-        saves = []
+        # What follows a turn is one event, not a chain: the download and the input, the
+        # approval panel, the conversation saved in the browser (ui.conversations.panel).
+        after = [download, box, *shown["outputs"]]
+
+        def ended(state: PageState | None) -> tuple:
+            return (*page.turn_ended(state), *approval_panel.refresh(state))
+
+        def stopped(state: PageState | None) -> tuple:
+            return (*page.stopped(state), *approval_panel.refresh(state))
+
         for event in running:
-            done = event.then(**ended, queue=False, **quiet)
-            done.then(**shown, queue=False, **quiet)
-            saves.append(done)
+            event.then(**and_save(history, parts, state, ended, after), queue=False, **quiet)
         # Stop ends the turn through its state, not by cancelling the turn's event: a
         # cancelled event sends nothing more, so an update it had under way could land after
         # Stop's and leave the page saying "Working…". The turn ends at once and says stopped.
@@ -208,10 +214,7 @@ def build_demo(
                 queue=False,
                 **quiet,
             )
-            stopped = {"outputs": [download, box], "queue": False, **quiet}
-            done = stopping.then(page.stopped, [state], **stopped)
-            done.then(**shown, queue=False, **quiet)
-            saves.append(done)
+            stopping.then(**and_save(history, parts, state, stopped, after), queue=False, **quiet)
         unqueued = {"queue": False, **quiet}
         for name, component in settings.items():
             changed = component.change(
@@ -222,10 +225,10 @@ def build_demo(
                 show_progress="hidden",
                 queue=False,
             )
-            saves.append(changed)
             # What is wrong with a field shows under the fields once the person leaves it
             # (a toast would need a queued event, and would say it on every keystroke).
-            changed.then(page.settings_notice(again=True), [state], [notice], **unqueued)
+            notice_again = page.settings_notice(again=True)
+            changed.then(**and_save(history, parts, state, notice_again, [notice]), **unqueued)
             if isinstance(component, gr.Textbox):
                 for left in (component.blur, component.submit):
                     left(page.settings_notice(), [state], [notice], **unqueued)
@@ -235,7 +238,7 @@ def build_demo(
         load = on_page_load(page.new_state, prefs0.language)
         loaded = demo.load(load, [state], [state, language, *example_sets], queue=False, **quiet)
         # Clear, New conversation and the saved conversations: ui.conversations.panel.
-        swapped = wire_history(history, parts, state, settings, loaded=loaded, saves=saves)
+        swapped = wire_history(history, parts, state, settings, loaded=loaded)
         for event in swapped:
             event.then(**shown, queue=False, **quiet)
         relabel = relabel_handler(page, words)

@@ -21,6 +21,7 @@ This module holds the panel's parts, its script and its wiring; what its events 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -28,6 +29,7 @@ from typing import Any
 import gradio as gr
 
 from ..listeners import Quiet
+from ..page.state import PageState
 from ..page.words import PageWords
 from .handlers import History
 from .reopen import Reopener
@@ -163,13 +165,12 @@ def wire_history(
     settings: dict[str, Any],
     *,
     loaded: Any,
-    saves: list[Any],
 ) -> list[Any]:
     """Wire the panel into the page; returns the events after which another conversation
     (or none) is on the page. `parts` is the chat tab's (`ui.layout.chat_tab`); `loaded` the
-    page-load event that made the session's state; `saves` the events after which the
-    conversation is saved (a turn's end, Stop, a change of settings; the page's turns save
-    themselves as they go, through `History.taking` and `History.saving`). The page's script
+    page-load event that made the session's state. What follows a turn's end, Stop and a
+    change of settings saves the conversation as it goes (`and_save`); the page's turns save
+    themselves as they go, through `History.taking` and `History.saving`. The page's script
     (`history_script`) must run as the page loads. A new, opened or cleared conversation
     ends a running turn through its state, as Stop does, never by cancelling its event."""
     stored = [parts.saved, parts.listed]
@@ -180,8 +181,6 @@ def wire_history(
     parts.saved.change(None, [parts.saved], None, js=_APPLY_JS, queue=False, **quiet)
     up = [state, parts.browser]
     restored = loaded.then(history.load, up, whole, js=_LOAD_JS, **quiet)
-    for event in saves:
-        event.then(history.save, up, stored, js=_SAVE_JS, queue=False, **quiet)
     new = parts.new_btn.click(history.new, [state], whole, queue=False, **quiet)
     # Queued, unlike the quick changes around it: only a queued event's notices reach the
     # page ("open in another tab, so this is a copy", "pick one first").
@@ -196,6 +195,30 @@ def wire_history(
     clear = parts.clear_btn.click(history.clear, [state], [*cleared, *stored], queue=False, **quiet)
     undone = _wire_undo(Undo(history), parts, state, whole, [clear, deleted])
     return [restored, new, opened, reopened, clear, undone]
+
+
+def and_save(
+    history: History,
+    parts: SimpleNamespace,
+    state: gr.State,
+    step: Callable[[PageState | None], Any],
+    outputs: list[Any],
+) -> dict[str, Any]:
+    """The arguments of a `.then` that runs `step(state)` for `outputs` and then saves the
+    conversation in the browser (`History.save`), in one event: each event of the page costs
+    the browser work in proportion to the page's parts, as it loads and on every turn, and a
+    chain of two is also one more round trip before the page is still."""
+
+    def then_saved(state: PageState | None, lost: Any = None) -> tuple:
+        done = step(state)
+        return (*(done if isinstance(done, tuple) else (done,)), *history.save(state, lost))
+
+    return {
+        "fn": then_saved,
+        "inputs": [state, parts.browser],
+        "outputs": [*outputs, parts.saved, parts.listed],
+        "js": _SAVE_JS,
+    }
 
 
 def _wire_undo(
