@@ -61,6 +61,8 @@ async def test_a_quantity_without_a_target_asks_for_the_unit(tools, text, langua
     [
         ("5英里等于多少公里", "zh", "5 英里 = 8.04672 公里"),
         ("把5英里换算成公里", "zh", "5 英里 = 8.04672 公里"),
+        ("5 英里到底是多少公里", "zh", "5 英里 = 8.04672 公里"),
+        ("5英里究竟等于多少公里？", "zh", "5 英里 = 8.04672 公里"),
         ("5 miles in km", "en", "5 mi = 8.04672 km"),
         ("how many km is 5 miles", "en", "5 mi = 8.04672 km"),
     ],

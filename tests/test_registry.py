@@ -221,6 +221,7 @@ def test_a_missing_plugin_dir_means_no_plugins(tmp_path, monkeypatch):
         ("what is 12*(3+4)?", "calculator"),
         ("计算 3的平方根", "calculator"),
         ("3的平方根是多少", "calculator"),
+        ("3的平方根到底是多少", "calculator"),
         ("convert 5 miles to km", "convert_units"),
         ("5公里等于多少英里", "convert_units"),
         ("how many pounds is 3 kg", "convert_units"),

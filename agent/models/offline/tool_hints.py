@@ -205,8 +205,9 @@ HINTS: dict[str, ToolHints] = {
         ),
         zh=(
             r"换算",
-            # "5公里等于多少英里" but not "3的平方根是多少": the words after the number are a unit.
-            r"\d\s*(?:" + _CHINESE_UNITS + r")\s*(?:等于|是|合|能换)多少",
+            # "5公里等于多少英里", "5 英里到底是多少公里", but not "3的平方根是多少": the
+            # words after the number are a unit.
+            r"\d\s*(?:" + _CHINESE_UNITS + r")\s*(?:(?:到底|究竟)\s*)?(?:等于|是|合|能换)多少",
             r"(?:摄氏|华氏)",
             r"单位转换",
             # "把3英里换成公里", "3英里转换成公里": a target unit after a conversion word.
