@@ -127,3 +127,22 @@ async def test_a_request_about_images_while_the_unit_is_asked_runs_instead(
     events = await collect(agent, request_text, files[:images], session=session)
     assert events[-1].type == "answer" and read in events[-1].text
     assert "read_text" in [e.tool for e in events if e.type == "tool_call"]
+
+
+@pytest.mark.parametrize(
+    ("first", "reply", "language", "said"),
+    [
+        ("convert 5 miles", "blargs", "en", "I do not know a unit called “blargs”."),
+        ("换算 5 英里", "blargs", "zh", "我不认识“blargs”这个单位。"),
+    ],
+)
+async def test_a_reply_that_names_no_unit_is_told_so_and_asked_again(
+    tools, first, reply, language, said
+):
+    session = Session()
+    await say(tools, first, session, language)
+    events = await say(tools, reply, session, language)
+    assert events[-1].type == "ask_user"
+    assert events[-1].question == said + ("" if language == "zh" else " ") + ASK[language]
+    answer = await say(tools, "km" if language == "en" else "公里", session, language)
+    assert "8.04672" in answer[-1].text

@@ -165,8 +165,20 @@ def test_a_unit_of_another_kind_as_the_reply_is_explained(tool):
     said = tool.reply_problem("celsius", known, "en")
     assert said == "“celsius” and “miles” measure different things, so one cannot become the other."
     assert tool.reply_problem("摄氏度。", known, "zh").startswith("“摄氏度”和“miles”")
-    for fine in ("km", "banana", "what is 2+2", "x" * 5000):
+    for fine in ("km", "ok", "10", "what is 2+2", "x" * 5000):
         assert tool.reply_problem(fine, known, "en") is None
+
+
+@pytest.mark.parametrize(
+    ("reply", "language", "said"),
+    [
+        ("blargs", "en", "I do not know a unit called “blargs”."),
+        ("Banana!", "en", "I do not know a unit called “Banana”."),
+        ("blargs", "zh", "我不认识“blargs”这个单位。"),
+    ],
+)
+def test_a_word_that_is_no_unit_as_the_reply_is_said(tool, reply, language, said):
+    assert tool.reply_problem(reply, {"value": 5, "from_unit": "miles"}, language) == said
     assert tool.reply_problem("celsius", {"value": 5}, "en") is None
 
 

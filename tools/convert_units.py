@@ -108,6 +108,28 @@ _TO_WORDS = re.compile(
 # Words that ask for a conversion: after them a number is the value, whatever follows it.
 _CONVERT = re.compile(r"\b(?:convert|conversion)\b|换算|转换|折合", re.IGNORECASE)
 _TO_TRIES = 4
+# A reply of one word, which reads as a try at naming a unit; the words that are no try.
+_WORD = re.compile(r"[A-Za-z]{2,24}")
+_NOT_A_TRY = frozenset(
+    [
+        "yes",
+        "no",
+        "ok",
+        "okay",
+        "sure",
+        "hi",
+        "hello",
+        "hey",
+        "thanks",
+        "please",
+        "what",
+        "why",
+        "how",
+        "idk",
+        "dunno",
+        "help",
+    ]
+)
 _UNIT_WINDOW = 120
 _HOW_MANY = re.compile(r"\bhow many\s+", re.IGNORECASE)
 _CHINESE_ALIASES = sorted((a for a in ALIASES if not a.isascii()), key=len, reverse=True)
@@ -269,9 +291,16 @@ class ConvertUnits(Tool[ConvertArgs]):
         return found or _units_in_reply(text, known)
 
     def reply_problem(self, text: str, known: dict[str, Any], language: str) -> str | None:
-        unit = _spelled_unit(reply_value(normalise(text)).value)
+        value = reply_value(normalise(text)).value
+        unit = _spelled_unit(value)
+        if unit is None:
+            # One word that is no unit ("blargs"): say so, or the same question comes back
+            # as if the reply had not been heard.
+            if _WORD.fullmatch(value) and value.lower() not in _NOT_A_TRY:
+                return say(language, "tools.convert_units.unknown_unit", unit=value)
+            return None
         other = known.get("from_unit") or known.get("to_unit")
-        if not unit or not other or _same_kind(unit, str(other)):
+        if not other or _same_kind(unit, str(other)):
             return None
         return say(language, "tools.convert_units.other_kind", unit=unit, other=other)
 
