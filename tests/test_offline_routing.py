@@ -59,3 +59,22 @@ def test_questions_about_what_an_image_shows(question, kind):
 def test_the_clock_is_still_the_clock(question):
     assert not picking.about_the_text(question)
     assert first(question) == "world_clock"
+
+
+@pytest.mark.parametrize(
+    ("question", "tool"),
+    [
+        ("read the barcode", "scan_code"),
+        ("Read the QR code please", "scan_code"),
+        ("what does the barcode say?", "scan_code"),
+        ("what does the QR code mean", "scan_code"),
+        ("读一下条形码", "scan_code"),
+        ("识别这个二维码", "scan_code"),
+        ("read the text", "read_text"),
+        ("what does the sign say?", "read_text"),
+        ("读一下上面的字", "read_text"),
+    ],
+)
+def test_reading_a_code_is_scanning_it(question, tool):
+    """ "read the barcode" read the image's text, and never said no code was there."""
+    assert first(question) == tool
