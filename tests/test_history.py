@@ -328,3 +328,29 @@ async def test_image_ids_of_a_shape_the_server_never_makes_are_refused():
     with pytest.raises(ValueError):
         restore(page.new_state(), forged)
     state.close()
+
+
+def test_every_setting_but_the_key_comes_back_from_the_browser():
+    """"Images to the model" was saved and dropped as it was read back, so a reload set it
+    to Automatic again."""
+    from dataclasses import fields
+
+    from ui.conversations.snapshot import stored_prefs
+    from ui.conversations.stored import valid_prefs
+    from ui.page.state import Prefs
+
+    chosen = Prefs(
+        source="openai",
+        base_url="https://example.com/v1",
+        model="m",
+        api_key="sk-secret",
+        temperature=0.7,
+        max_steps=7,
+        image_detail="high",
+        language="zh",
+        style="plugin-task",
+        tool_protocol="native",
+        vision="off",
+    )
+    back = valid_prefs(json.loads(json.dumps(stored_prefs(chosen))))
+    assert back == {f.name: getattr(chosen, f.name) for f in fields(Prefs) if f.name != "api_key"}

@@ -37,7 +37,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WrapValidator
 
-from agent.config import ImageDetail, Language, ModelSource, Style, ToolProtocolName
+from agent.config import ImageDetail, Language, ModelSource, Style, ToolProtocolName, VisionMode
 from agent.dialogue import PendingTask
 from agent.events import TRACE_ADAPTER
 from agent.json_bounds import check_text, check_value
@@ -295,6 +295,7 @@ class StoredPrefs(BaseModel):
     language: Language
     style: Style
     tool_protocol: ToolProtocolName = "auto"  # not in the oldest saves
+    vision: VisionMode = "auto"  # nor in older ones
 
 
 def valid_prefs(prefs: Any) -> dict[str, Any]:
