@@ -331,7 +331,7 @@ async def test_image_ids_of_a_shape_the_server_never_makes_are_refused():
 
 
 def test_every_setting_but_the_key_comes_back_from_the_browser():
-    """"Images to the model" was saved and dropped as it was read back, so a reload set it
+    """ "Images to the model" was saved and dropped as it was read back, so a reload set it
     to Automatic again."""
     from dataclasses import fields
 
