@@ -151,9 +151,19 @@ def build_demo(
             **saving,
         )
         from_examples = []
-        # An example is taken from its own hidden input, so the person's draft stays.
-        take_example = {**take, "inputs": [parts.example_box, state, presses]}
-        take_example["outputs"] = [parts.example_box, taken, state, parts.saved]
+        # An example is taken from its own hidden input, so the person's draft stays; the
+        # real input shows the stop square (and Stop turns red) as for a typed message.
+        take_typed = history.taking(page.take)
+
+        async def take_shown(
+            message: Any, state: Any, pressed: Any = None, request: gr.Request | None = None
+        ) -> tuple:
+            out = await take_typed(message, state, pressed, request)
+            runs = isinstance(out[1], dict) and "turn" in out[1]
+            return (*out, page.stop_square(True) if runs else gr.skip())
+
+        take_example = {**take, "fn": take_shown, "inputs": [parts.example_box, state, presses]}
+        take_example["outputs"] = [parts.example_box, taken, state, parts.saved, box]
         tell_example = {**tell, "fn": page.tell_held_example}
         for example_set in examples:
             took = example_set.load_input_event.then(**take_example, queue=False, **quiet)
@@ -185,7 +195,7 @@ def build_demo(
         )
         running = [submitted, *from_examples, retried, from_api]
         panel = parts.approval  # a call waiting for approval: ui.approval_panel
-        running += approval_panel.wire(panel, page, state, turn)
+        running += approval_panel.wire(panel, page, state, turn, box)
         # Scripts get `/ask` (the same turn, as named JSON) and `/reset`: ui.script_api.
         running.append(add_script_endpoints(page, box, state, cancels=running))
         shown = {"fn": approval_panel.refresh, "inputs": [state]}

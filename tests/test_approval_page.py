@@ -157,3 +157,11 @@ async def test_native_chosen_with_the_offline_model_runs_react_and_says_so():
     page.set_pref("tool_protocol")("native", state)
     *_, state, status = await last(page.chat({"text": "what is 2+3?", "files": []}, state))
     assert state.turns[-1].events[-1].type == "answer" and "ReAct text" in status
+
+
+def test_a_decision_shows_its_turn_running_in_the_input():
+    """Approve, Deny and Run with these arguments start a turn: the input shows the stop
+    square at once (and the Stop button turns red), as for a typed message."""
+    group, box = approval_panel.hidden()
+    assert group["visible"] is False
+    assert box.stop_btn is True

@@ -95,8 +95,9 @@ def refresh(state: PageState | None) -> tuple:
     return gr.update(visible=True), "\n\n".join(lines), code, False if fresh else gr.skip()
 
 
-def hidden() -> Any:
-    return gr.update(visible=False)
+def hidden() -> tuple:
+    """The panel hidden, and the input's stop square shown: the decision's turn runs."""
+    return gr.update(visible=False), gr.MultimodalTextbox(stop_btn=True)
 
 
 def decide(page: PageHandlers, action: Action) -> Any:
@@ -128,9 +129,10 @@ def decide(page: PageHandlers, action: Action) -> Any:
     return handler
 
 
-def wire(panel: SimpleNamespace, page: PageHandlers, state: Any, turn: dict) -> list[Any]:
-    """Each button hides the panel at once, then runs its turn; returns the turn events, for
-    Stop to cancel and for what follows every turn (`refresh` among it)."""
+def wire(panel: SimpleNamespace, page: PageHandlers, state: Any, turn: dict, box: Any) -> list[Any]:
+    """Each button hides the panel at once and shows the stop square in the input (`box`),
+    then runs its turn; returns the turn events, for Stop to cancel and for what follows
+    every turn (`refresh` among it)."""
     quiet: Quiet = {"api_visibility": "private", "show_progress": "hidden"}
     events = []
     buttons: list[tuple[Any, Action]] = [
@@ -139,7 +141,7 @@ def wire(panel: SimpleNamespace, page: PageHandlers, state: Any, turn: dict) -> 
         (panel.deny, "deny"),
     ]
     for button, action in buttons:
-        hide = button.click(hidden, None, panel.group, queue=False, **quiet)
+        hide = button.click(hidden, None, [panel.group, box], queue=False, **quiet)
         inputs = [state, panel.arguments, panel.always]
         events.append(hide.then(decide(page, action), inputs, api_visibility="private", **turn))
     return events

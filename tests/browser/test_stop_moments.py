@@ -204,5 +204,12 @@ def test_the_stop_button_is_red_only_while_a_turn_runs(browser, url):
         sync_api.expect(stop).to_have_css("color", red)
         sync_api.expect(page.locator("#chat")).to_contain_text(ANSWER, timeout=15_000)
         sync_api.expect(stop).to_have_css("color", grey)
+        # An example's turn runs as a typed one: the stop square in the input, Stop red.
+        page.locator("#examples button").first.click()
+        sync_api.expect(page.locator("#input button.stop-button")).to_be_visible()
+        sync_api.expect(stop).to_have_css("color", red)
+        sync_api.expect(page.locator("#chat .bot-row")).to_have_count(2, timeout=15_000)
+        sync_api.expect(page.locator("#chat .bot-row").last).to_contain_text(ANSWER_END)
+        sync_api.expect(stop).to_have_css("color", grey)
     finally:
         page.context.close()
