@@ -292,3 +292,19 @@ def test_a_forged_waiting_call_whose_steps_do_not_read_is_no_call():
     kept["allowed_tools"] = ["../../etc"]
     with pytest.raises(ValueError):
         StoredConversation.model_validate(kept)
+
+
+async def test_a_base_url_that_is_no_url_is_said_again_after_a_reload(browser):
+    page, panel_ = panel()
+    tab = browser.tab()
+    state = page.new_state()
+    page.set_pref("base_url")("abc", state)
+    tab.apply(panel_.save(state)[0])
+    tab.reload()
+    fresh = page.new_state()
+    panel_.load(fresh, tab.payload())
+    assert fresh.prefs.base_url == "abc"
+    # The field's change, as the restored value reaches it, says it under the fields.
+    page.set_pref("base_url")("abc", fresh)
+    notice = page.settings_notice(again=True)(fresh)
+    assert notice.visible and "http://" in notice.value

@@ -478,6 +478,14 @@ def test_a_base_url_that_is_no_url_is_said_under_the_fields_and_by_the_turn(
         field.press("Tab")
         sync_api.expect(notice).to_contain_text(said)
         sync_api.expect(notice).to_have_attribute("role", "alert")
+        # Kept in the browser, the setting comes back after a reload, and so does the notice.
+        saved = "() => Object.values(localStorage).some(v => v.includes('not a url'))"
+        page.wait_for_function(saved, polling=100)
+        page.reload()
+        page.wait_for_selector("#input textarea")
+        page.locator("#settings .label-wrap").first.click()
+        sync_api.expect(field).to_have_value("not a url")
+        sync_api.expect(notice).to_contain_text(said)
         # The turn says it too, and goes nowhere else; the words stay in the input.
         ask(page, "what is 2+2")
         sync_api.expect(page.locator("[data-testid=toast-body]").get_by_text(said)).to_be_visible()

@@ -148,6 +148,10 @@ class History:
             settings = True
         if problem:
             gr.Warning(t("history_unreadable", state.prefs.language))
+        if settings:
+            # What was wrong with the settings before the reload is said again under them
+            # (a field's change says only what was said already).
+            state.problems_shown = set(state.setting_problems)
         ops.append({"op": "current", "id": state.conversation_id})
         ops += kept.changes(state, taken=taken and restored)
         if taken and not restored:
