@@ -283,6 +283,20 @@ async def test_unreachable_service_is_one_sentence():
         await tool.run(tool.Args.model_validate({"city": "Oslo"}), None)
 
 
+async def test_a_service_out_of_reach_is_said_in_the_turns_language(server):
+    """The offline model quotes the sentence: "没能完成：Could not reach…" mixed two languages."""
+    from agent.images import ImageStore
+    from tools.base import ToolContext
+
+    context = ToolContext(ImageStore(), language="zh")
+    tool = make_tool(url="http://127.0.0.1:9/echo")
+    with pytest.raises(PluginError, match="无法连接 echo 服务"):
+        await tool.run(tool.Args.model_validate({"city": "Oslo"}), context)
+    late = make_tool(url=f"{server}/hang", timeout_seconds=0.5)
+    with pytest.raises(PluginError, match=r"echo 服务在 0\.5 秒内没有回应"):
+        await late.run(late.Args.model_validate({"city": "Oslo"}), context)
+
+
 async def test_redirects_are_not_followed(server):
     tool = make_tool(url=f"{server}/redirect")
     with pytest.raises(PluginError, match="redirect") as error:

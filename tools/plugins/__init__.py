@@ -23,7 +23,8 @@ from urllib.parse import quote, urlsplit, urlunsplit
 import httpx
 from pydantic import BaseModel
 
-from tools.base import Tool, ToolContext, ToolInputError, ToolResult, ToolSettings
+from tools import words
+from tools.base import Tool, ToolContext, ToolInputError, ToolResult, ToolSettings, language_of
 from tools.plugins.answer import sentence
 from tools.plugins.guard import Redactor, path_value_problem, readable, short
 from tools.plugins.manifest import (
@@ -236,7 +237,7 @@ class PluginTool(Tool[BaseModel]):
                 for name in TEMPLATE.findall(urlsplit(step.url).path):
                     if values.get(name) is not None:
                         self._check_segment(name, values[name])
-            answer, resolved = await self._call(headers, values)
+            answer, resolved = await self._call(headers, values, language_of(ctx))
         except PluginError as error:
             # Shortened only once redacted, so that no part of a cut secret shows.
             raise PluginError(
@@ -257,9 +258,10 @@ class PluginTool(Tool[BaseModel]):
         return ToolResult(text=text, data=data)
 
     async def _call(
-        self, headers: dict[str, str], values: dict[str, Any]
+        self, headers: dict[str, str], values: dict[str, Any], language: str = "en"
     ) -> tuple[Any, dict[str, Any]]:
-        """The declared steps in order: the last answer, and the values the earlier ones gave."""
+        """The declared steps in order: the last answer, and the values the earlier ones gave.
+        A service that cannot be reached is said in `language`: the offline model quotes it."""
         resolved: dict[str, Any] = {}
         timeout = self.manifest.timeout_seconds
         try:
@@ -284,18 +286,15 @@ class PluginTool(Tool[BaseModel]):
                             raise PluginError(filled, tool_name=self.name)
                         resolved[name] = value
         except (TimeoutError, httpx.TimeoutException):
-            raise PluginError(
-                f"The {self.name} service did not answer within {timeout:g} seconds; try again "
-                "later.",
-                tool_name=self.name,
-                timeout_seconds=timeout,
-            ) from None
+            late = words.say(
+                language, "tools.plugins.timed_out", name=self.name, seconds=f"{timeout:g}"
+            )
+            raise PluginError(late, tool_name=self.name, timeout_seconds=timeout) from None
         except httpx.HTTPError as error:
-            raise PluginError(
-                f"Could not reach the {self.name} service ({type(error).__name__}); try again "
-                "later.",
-                tool_name=self.name,
-            ) from None
+            gone = words.say(
+                language, "tools.plugins.unreachable", name=self.name, error=type(error).__name__
+            )
+            raise PluginError(gone, tool_name=self.name) from None
         return answer, resolved
 
 
