@@ -14,6 +14,7 @@ from tests.test_approval import ORDER, SENT, Order
 from tools.calculator import Calculator
 from ui import approval_panel
 from ui.handlers import PageHandlers
+from ui.page.values import status_text
 
 CALC = 'Thought: sum.\nAction: calculator\nAction Input: {"expression": "2+3"}'
 
@@ -41,7 +42,8 @@ async def last(stream):
 
 async def test_the_panel_shows_the_waiting_call_and_each_button_decides():
     page = page_with([ORDER, "Answer: ordered."])
-    chat, trace, state, _ = await last(page.chat({"text": "order tea", "files": []}, None))
+    chat, trace, state, status = await last(page.chat({"text": "order tea", "files": []}, None))
+    assert status.startswith("Waiting for your approval · ")
     group, call, code, always = approval_panel.refresh(state)
     assert group["visible"] is True and "**order**" in call
     assert json.loads(code) == {"item": "tea", "count": 2} and always is False
@@ -52,6 +54,7 @@ async def test_the_panel_shows_the_waiting_call_and_each_button_decides():
     chat, _, state, _ = await last(approve(state, code, True))
     assert SENT == [{"item": "tea", "count": 2}] and chat[-1]["content"] == "ordered."
     assert chat[-2]["content"] == ["Approve"]  # the decision stands as the person's words
+    assert "approval" not in status_text(state)
     assert state.session.allowed_tools == ["order"]
     assert approval_panel.refresh(state)[0]["visible"] is False
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from agent.events import AskUserEvent, ErrorEvent
+from agent.events import ApprovalEvent, AskUserEvent, ErrorEvent
 
 from ..labels import joined, t, vision_text, words
 from ..typed_text import as_typed
@@ -117,6 +117,8 @@ def _turn_status(state: PageState) -> str:
     if view.stats_line:
         if isinstance(view.final, AskUserEvent):
             return joined(words(state.prefs.language)["awaiting"], view.stats_line)
+        if isinstance(view.final, ApprovalEvent):
+            return joined(words(state.prefs.language)["awaiting_approval"], view.stats_line)
         return view.stats_line
     model = view.model_name if view.model else ""
     if view.stopped:
