@@ -61,6 +61,8 @@ def _replies(kind: str) -> frozenset[str]:
 
 # Replies typed instead of pressing a button, after trailing punctuation is dropped.
 _YES, _NO, _ALWAYS = _replies("yes"), _replies("no"), _replies("always")
+# Replies that decide nothing ("maybe"): the call keeps waiting, and the question is put again.
+_UNSURE = _replies("unsure")
 _TRAILING = re.compile(r"[\s.!。！,，~]+$")
 
 
@@ -83,6 +85,11 @@ def read_reply(text: str) -> ApprovalDecision | None:
     if words in _ALWAYS:
         return ApprovalDecision(action="approve", always=True)
     return None
+
+
+def _unsure(text: str) -> bool:
+    said = _TRAILING.sub("", text.strip().lower())
+    return said in _UNSURE or said.rstrip("?？") in _UNSURE
 
 
 def check_policy(policy: str) -> Policy:
@@ -178,6 +185,8 @@ async def resume(turn: TurnState, decision: ApprovalDecision | None) -> Terminal
     if pending is None:
         return None
     decision = decision or read_reply(turn.text)
+    if decision is None and _unsure(turn.text):
+        return question(turn, pending, sentence(turn.language, "unsure", tool=pending.tool))
     tool = turn.agent.tool_by_name.get(pending.tool)
     if decision is None or tool is None:
         draft.approval = None

@@ -181,6 +181,28 @@ async def test_a_typed_reply_decides(reply, action):
     assert ([] if action == "deny" else [{"item": "tea", "count": 2}]) == SENT
 
 
+@pytest.mark.parametrize(
+    ("reply", "language", "said"),
+    [
+        ("maybe", "en", "The call to order is still waiting"),
+        ("Not sure?", "en", "The call to order is still waiting"),
+        ("?", "en", "The call to order is still waiting"),
+        ("也许", "zh", "对 order 的调用仍在等待"),
+        ("不知道。", "zh", "对 order 的调用仍在等待"),
+    ],
+)
+async def test_a_reply_that_decides_nothing_keeps_the_call_waiting(reply, language, said):
+    """ "maybe" dropped the call, and the offline model then said it could not answer."""
+    session = Session()
+    await paused(session)
+    events = await run(agent("Answer: ok", language=language), reply, session)
+    assert events[-1].type == "approval" and events[-1].question.startswith(said)
+    assert "approval_decision" not in types(events) and SENT == []
+    assert session.approval is not None
+    done = await run(agent("Answer: ordered", language=language), "yes", session)
+    assert done[-1].type == "answer" and SENT == [{"item": "tea", "count": 2}]
+
+
 async def test_any_other_message_drops_the_call_and_is_a_new_request():
     session = Session()
     await paused(session)
