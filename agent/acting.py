@@ -165,9 +165,9 @@ def ask(
 
 
 def _reply_problem(turn: TurnState, tool: Tool, task: PendingTask) -> str | None:
-    """Why this message, read as the reply to `tool`'s question, answered nothing."""
+    """Why this message, the request or the reply to `tool`'s question, answered nothing."""
     asked = turn.waiting_from
-    if asked is None or asked.tool != tool.name:
+    if asked is not None and asked.tool != tool.name:
         return None
     try:
         return tool.reply_problem(turn.text, dict(task.known), turn.language)

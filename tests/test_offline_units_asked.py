@@ -146,3 +146,16 @@ async def test_a_reply_that_names_no_unit_is_told_so_and_asked_again(
     assert events[-1].question == said + ("" if language == "zh" else " ") + ASK[language]
     answer = await say(tools, "km" if language == "en" else "公里", session, language)
     assert "8.04672" in answer[-1].text
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "said"),
+    [
+        ("convert 5 miles to blargs", "en", "I do not know a unit called “blargs”."),
+        ("Convert 5 miles into blargs?", "en", "I do not know a unit called “blargs”."),
+    ],
+)
+async def test_a_request_to_a_unit_no_one_knows_names_it(tools, text, language, said):
+    events = await say(tools, text, Session(), language)
+    assert events[-1].type == "ask_user"
+    assert events[-1].question == f"{said} {ASK[language]}"

@@ -219,8 +219,9 @@ class Tool(Generic[ArgsT]):
         return {}
 
     def reply_problem(self, text: str, known: dict[str, Any], language: str) -> str | None:
-        """Why a reply to this tool's question cannot answer it ("celsius" for 5 miles), said
-        before the question is put again; None when there is nothing to say."""
+        """Why a message cannot answer this tool's question ("celsius" for 5 miles, a unit
+        no one knows), said before the question is put (again); None when there is nothing to
+        say. `text` is the reply to the question, or the request that left something to ask."""
         return None
 
     def run(self, args: ArgsT, ctx: ToolContext) -> ToolResult | Awaitable[ToolResult]:

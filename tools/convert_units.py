@@ -110,6 +110,7 @@ _CONVERT = re.compile(r"\b(?:convert|conversion)\b|换算|转换|折合", re.IGN
 _TO_TRIES = 4
 # A reply of one word, which reads as a try at naming a unit; the words that are no try.
 _WORD = re.compile(r"[A-Za-z]{2,24}")
+_TO_WORD_AT_END = re.compile(r"\b(?:to|into)\s+([A-Za-z]{2,24})[\s.!?]*$", re.IGNORECASE)
 _NOT_A_TRY = frozenset(
     [
         "yes",
@@ -294,10 +295,12 @@ class ConvertUnits(Tool[ConvertArgs]):
         value = reply_value(normalise(text)).value
         unit = _spelled_unit(value)
         if unit is None:
-            # One word that is no unit ("blargs"): say so, or the same question comes back
-            # as if the reply had not been heard.
-            if _WORD.fullmatch(value) and value.lower() not in _NOT_A_TRY:
-                return say(language, "tools.convert_units.unknown_unit", unit=value)
+            # One word that is no unit ("blargs", or "… to blargs" at a request's end): say
+            # so, or the same question comes back as if it had not been heard.
+            target = _TO_WORD_AT_END.search(text[-_UNIT_WINDOW:])
+            word = value if _WORD.fullmatch(value) else target.group(1) if target else ""
+            if word and word.lower() not in _NOT_A_TRY and not _spelled_unit(word):
+                return say(language, "tools.convert_units.unknown_unit", unit=word)
             return None
         other = known.get("from_unit") or known.get("to_unit")
         if not other or _same_kind(unit, str(other)):
