@@ -356,3 +356,15 @@ async def test_a_turn_with_a_base_url_that_is_no_url_says_so_and_keeps_the_words
             pass
     assert state.turns == []
     state.close()
+
+
+def test_the_example_address_in_the_chinese_sentence_ends_where_the_address_does():
+    """Markdown links a bare address up to the next space: "v1；改正之前…" made the rest of
+    the Chinese sentence part of the link."""
+    import re
+
+    from ui.labels import t
+
+    said = t("base_url_invalid", "zh")
+    address = re.search(r"https?://\S+", said.replace("http:// ", "").replace("https:// ", ""))
+    assert address is not None and address.group(0) == "http://127.0.0.1:11434/v1"
