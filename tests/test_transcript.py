@@ -67,7 +67,8 @@ async def test_a_stopped_turn_and_hostile_words_read_as_they_were():
     await run(stream)
     with zipfile.ZipFile(state.trace_file) as archive:
         text = archive.read("conversation.md").decode("utf-8")
-    assert text.startswith("# 对话记录\n") and "**你:**" in text
+    # Chinese labels take the full-width colon, as the trace's do.
+    assert text.startswith("# 对话记录\n") and "**你**：" in text and ":**" not in text
     assert "> # 这不是标题\n> ~~~~\n> ![x](/etc/passwd)" in text  # quoted, line by line
     assert text.rstrip().endswith("*在完成前被停止。*")
     state.close()

@@ -39,7 +39,7 @@ def _language(turns: list[dict[str, Any]]) -> str:
 
 def _turn(turn: dict[str, Any], files: dict[str, str], w: dict[str, Any]) -> list[str]:
     lines = [f"## {w['turn'].format(n=turn.get('number', ''))}", ""]
-    lines += [f"**{w['you']}:**", "", _quoted(turn.get("text") or ""), ""]
+    lines += [_label(w, w["you"]), "", _quoted(turn.get("text") or ""), ""]
     lines += _images(turn.get("images") or [], files)
     ended = False
     for event in turn.get("events") or []:
@@ -52,30 +52,36 @@ def _turn(turn: dict[str, Any], files: dict[str, str], w: dict[str, Any]) -> lis
     return lines
 
 
+def _label(w: dict[str, Any], label: str, rest: str = "") -> str:
+    """A bold label and what follows it, with the language's colon ("**你**：")."""
+    return w["field"].format(label, rest).rstrip()
+
+
 def _event(event: dict[str, Any], files: dict[str, str], w: dict[str, Any]) -> list[str]:
     match event.get("type"):
         case "thought":
-            return [f"**{w['thought']} {event.get('step', '')}:**", "", _quoted(event["text"])]
+            label = _label(w, f"{w['thought']} {event.get('step', '')}")
+            return [label, "", _quoted(event["text"])]
         case "tool_call":
             arguments = json.dumps(event.get("arguments") or {}, ensure_ascii=False, indent=2)
             title = w["named"].format(w["tool"], event.get("tool", ""))
             return [f"**{title}**", "", f"{_FENCE}json", arguments, _FENCE]
         case "tool_result":
             images = [image.get("id", "") for image in event.get("images") or []]
-            body = [f"**{w['result']}:**", "", _quoted(event.get("text") or "")]
+            body = [_label(w, w["result"]), "", _quoted(event.get("text") or "")]
             return [*body, "", *_images(images, files)] if images else body
         case "notice":
-            return [f"**{w['notice']}:** {event.get('message', '')}"]
+            return [_label(w, w["notice"], event.get("message", ""))]
         case "answer":
-            return [f"**{w['answer']}:**", "", _quoted(event.get("text") or "")]
+            return [_label(w, w["answer"]), "", _quoted(event.get("text") or "")]
         case "ask_user":
-            return [f"**{w['asked']}:**", "", _quoted(event.get("question") or "")]
+            return [_label(w, w["asked"]), "", _quoted(event.get("question") or "")]
         case "approval":
             title = w["named"].format(w["approval"], event.get("tool", ""))
             arguments = json.dumps(event.get("arguments") or {}, ensure_ascii=False, indent=2)
             return [f"**{title}**", "", f"{_FENCE}json", arguments, _FENCE]
         case "error":
-            return [f"**{w['error']}:** {event.get('message', '')}"]
+            return [_label(w, w["error"], event.get("message", ""))]
     return []
 
 
