@@ -111,26 +111,8 @@ _TO_TRIES = 4
 # A reply of one word, which reads as a try at naming a unit; the words that are no try.
 _WORD = re.compile(r"[A-Za-z]{2,24}")
 _TO_WORD_AT_END = re.compile(r"\b(?:to|into)\s+([A-Za-z]{2,24})[\s.!?]*$", re.IGNORECASE)
-_NOT_A_TRY = frozenset(
-    [
-        "yes",
-        "no",
-        "ok",
-        "okay",
-        "sure",
-        "hi",
-        "hello",
-        "hey",
-        "thanks",
-        "please",
-        "what",
-        "why",
-        "how",
-        "idk",
-        "dunno",
-        "help",
-    ]
-)
+_NOT_A_TRY = {"yes", "no", "ok", "okay", "sure", "hi", "hello", "hey", "thanks", "please", "what"}
+_NOT_A_TRY |= {"why", "how", "idk", "dunno", "help"}
 _UNIT_WINDOW = 120
 _HOW_MANY = re.compile(r"\bhow many\s+", re.IGNORECASE)
 _CHINESE_ALIASES = sorted((a for a in ALIASES if not a.isascii()), key=len, reverse=True)
