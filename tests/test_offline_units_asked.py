@@ -159,3 +159,20 @@ async def test_a_request_to_a_unit_no_one_knows_names_it(tools, text, language, 
     events = await say(tools, text, Session(), language)
     assert events[-1].type == "ask_user"
     assert events[-1].question == f"{said} {ASK[language]}"
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "said"),
+    [
+        (
+            "convert 5 blargs to km",
+            "en",
+            "I do not know a unit called “blargs”. Which unit is it in?",
+        ),
+        ("convert 3 cats to km", "en", "I do not know a unit called “cats”. Which unit is it in?"),
+        ("换算 5 blargs 到公里", "zh", "我不认识“blargs”这个单位。原来的单位是什么？"),
+    ],
+)
+async def test_a_request_from_a_unit_no_one_knows_names_it(tools, text, language, said):
+    events = await say(tools, text, Session(), language)
+    assert events[-1].type == "ask_user" and events[-1].question == said

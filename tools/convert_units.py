@@ -111,8 +111,9 @@ _TO_TRIES = 4
 # A reply of one word, which reads as a try at naming a unit; the words that are no try.
 _WORD = re.compile(r"[A-Za-z]{2,24}")
 _TO_WORD_AT_END = re.compile(r"\b(?:to|into)\s+([A-Za-z]{2,24})[\s.!?]*$", re.IGNORECASE)
+_AFTER_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)?\s*([A-Za-z]{2,24})\b")
 _NOT_A_TRY = {"yes", "no", "ok", "okay", "sure", "hi", "hello", "hey", "thanks", "please", "what"}
-_NOT_A_TRY |= {"why", "how", "idk", "dunno", "help"}
+_NOT_A_TRY |= {"why", "how", "idk", "dunno", "help", "of", "the", "and", "or", "in", "at", "is"}
 _UNIT_WINDOW = 120
 _HOW_MANY = re.compile(r"\bhow many\s+", re.IGNORECASE)
 _CHINESE_ALIASES = sorted((a for a in ALIASES if not a.isascii()), key=len, reverse=True)
@@ -177,6 +178,16 @@ def _is_unit(text: str) -> bool:
 def _spelled_unit(text: str) -> str | None:
     """`text` as a unit spelling that resolves; shouting ("KM", "MILES") is read in lower case."""
     return next((s for s in (text, text.lower()) if s and _is_unit(s)), None)
+
+
+def _unknown_word(text: str, known: dict[str, Any]) -> str:
+    """The word a request gave for a unit it still lacks: "blargs" in "convert 5 blargs to
+    km" or in "convert 5 km to blargs"; empty when there is none."""
+    if "from_unit" not in known and (after := _AFTER_NUMBER.search(text[:_UNIT_WINDOW])):
+        return after.group(1)
+    if "to_unit" not in known and (target := _TO_WORD_AT_END.search(text[-_UNIT_WINDOW:])):
+        return target.group(1)
+    return ""
 
 
 def _units_in_reply(text: str, known: dict[str, Any]) -> dict[str, Any]:
@@ -279,8 +290,7 @@ class ConvertUnits(Tool[ConvertArgs]):
         if unit is None:
             # One word that is no unit ("blargs", or "… to blargs" at a request's end): say
             # so, or the same question comes back as if it had not been heard.
-            target = _TO_WORD_AT_END.search(text[-_UNIT_WINDOW:])
-            word = value if _WORD.fullmatch(value) else target.group(1) if target else ""
+            word = value if _WORD.fullmatch(value) else _unknown_word(text, known)
             if word and word.lower() not in _NOT_A_TRY and not _spelled_unit(word):
                 return say(language, "tools.convert_units.unknown_unit", unit=word)
             return None
