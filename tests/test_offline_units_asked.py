@@ -176,3 +176,17 @@ async def test_a_request_to_a_unit_no_one_knows_names_it(tools, text, language, 
 async def test_a_request_from_a_unit_no_one_knows_names_it(tools, text, language, said):
     events = await say(tools, text, Session(), language)
     assert events[-1].type == "ask_user" and events[-1].question == said
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        ("convert five miles to km", "en", "5 mi = 8.04672 km"),
+        ("Twenty-five miles in km?", "en", "25 mi = 40.2336 km"),
+        ("五英里是多少公里", "zh", "5 英里 = 8.04672 公里"),
+        ("十二公斤等于多少磅", "zh", "12 公斤 = 26.45547 磅"),
+    ],
+)
+async def test_an_amount_spelled_out_is_converted(tools, text, language, expected):
+    events = await say(tools, text, Session(), language)
+    assert events[-1].type == "answer" and expected in events[-1].text

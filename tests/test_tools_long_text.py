@@ -17,6 +17,8 @@ LONG_TEXTS = {
     "words": "how many " + "a " * 20_000,
     "percentages": "20%" * 14_000,
     "chinese": "计算" + "3的" * 14_000,
+    "number words": "convert " + "twenty five " * 6_000 + "miles" + " " * 20_000 + "-",
+    "chinese numbers": "五" * 20_000 + "十" * 20_000 + "英里",
 }
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult, language_of
+from tools.number_words import with_digits
 from tools.phrases import fill_slot, normalise, reply_value, split_pair
 from tools.unit_names import ALIASES, registry, resolve_unit
 from tools.words import both, say
@@ -117,6 +118,7 @@ _NOT_A_TRY |= {"why", "how", "idk", "dunno", "help", "of", "the", "and", "or", "
 _UNIT_WINDOW = 120
 _HOW_MANY = re.compile(r"\bhow many\s+", re.IGNORECASE)
 _CHINESE_ALIASES = sorted((a for a in ALIASES if not a.isascii()), key=len, reverse=True)
+_CHINESE_UNITS = "|".join(map(re.escape, _CHINESE_ALIASES))
 
 
 def read_unit(text: str) -> tuple[str, int] | None:
@@ -256,7 +258,7 @@ class ConvertUnits(Tool[ConvertArgs]):
         registry()
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
-        text = normalise(text)
+        text = with_digits(normalise(text), _CHINESE_UNITS)  # "five miles", "五英里"
         found: dict[str, Any] = {}
         number = _NUMBER.search(text)
         asked = number is not None and _CONVERT.search(text[: number.start()]) is not None

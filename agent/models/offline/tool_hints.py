@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tools.number_words import CHINESE_PATTERN, ENGLISH_PATTERN
 from tools.unit_names import ALIASES
 
 # (text, image ids, what the task already knows) -> the arguments found in the text.
@@ -207,6 +208,9 @@ HINTS: dict[str, ToolHints] = {
             # "2 km in m", "5 km to mi": a unit's symbol on each side.
             r"\d\s*" + _UNIT_SYMBOLS + r"\s+(?:in|to|into)\s+" + _UNIT_SYMBOLS + r"\W*$",
             r"\bconvert\s+(?:from\s+)?" + _COMMON_UNITS + r".*\b(?:to|into|in)\b",
+            # "convert five miles to km", "ten km in miles": an amount spelled out.
+            r"\bconvert\s+" + ENGLISH_PATTERN + r"\s+" + _COMMON_UNITS,
+            ENGLISH_PATTERN + r"\s+" + _COMMON_UNITS + r"\s+(?:in|to|into)\s+" + _COMMON_UNITS,
             r"\bhow (?:many|much)\b\D{0,40}\d\s*" + _COMMON_UNITS,
             # "calculate 5 miles": a quantity to work out is a conversion.
             r"\bcalculat\w*\s+-?\d+(?:\.\d+)?\s*" + _COMMON_UNITS,
@@ -218,7 +222,8 @@ HINTS: dict[str, ToolHints] = {
             r"换算",
             # "5公里等于多少英里", "5 英里到底是多少公里", but not "3的平方根是多少": the
             # words after the number are a unit.
-            r"\d\s*(?:" + _CHINESE_UNITS + r")\s*(?:(?:到底|究竟)\s*)?(?:等于|是|合|能换)多少",
+            r"(?:\d|" + CHINESE_PATTERN + r")\s*(?:" + _CHINESE_UNITS + r")\s*(?:(?:到底|究竟)\s*)?"
+            r"(?:等于|是|合|能换)多少",
             r"(?:摄氏|华氏)",
             r"单位转换",
             # "把3英里换成公里", "3英里转换成公里": a target unit after a conversion word.
