@@ -19,7 +19,7 @@ from pydantic import Field, field_validator
 from tools.base import StrictArgs, Tool, ToolContext, ToolInputError, ToolResult, language_of
 from tools.number_words import with_digits
 from tools.phrases import fill_slot, normalise, reply_value, split_pair
-from tools.unit_names import ALIASES, registry, resolve_unit
+from tools.unit_names import ALIASES, CHINESE_ALIASES, CHINESE_UNITS, registry, resolve_unit
 from tools.words import both, say
 
 # Far beyond any everyday quantity, and far enough from the float limit that a conversion
@@ -117,15 +117,13 @@ _NOT_A_TRY = {"yes", "no", "ok", "okay", "sure", "hi", "hello", "hey", "thanks",
 _NOT_A_TRY |= {"why", "how", "idk", "dunno", "help", "of", "the", "and", "or", "in", "at", "is"}
 _UNIT_WINDOW = 120
 _HOW_MANY = re.compile(r"\bhow many\s+", re.IGNORECASE)
-_CHINESE_ALIASES = sorted((a for a in ALIASES if not a.isascii()), key=len, reverse=True)
-_CHINESE_UNITS = "|".join(map(re.escape, _CHINESE_ALIASES))
 
 
 def read_unit(text: str) -> tuple[str, int] | None:
     """A unit at the start of `text`, as written, and its length; the longest spelling wins."""
     text_stripped = text.lstrip()
     offset = len(text) - len(text_stripped)
-    for alias in _CHINESE_ALIASES:
+    for alias in CHINESE_ALIASES:
         if text_stripped.startswith(alias):
             return alias, offset + len(alias)
     words = re.match(
@@ -258,7 +256,7 @@ class ConvertUnits(Tool[ConvertArgs]):
         registry()
 
     def extract(self, text: str, image_ids: Sequence[str], known: dict[str, Any]) -> dict[str, Any]:
-        text = with_digits(normalise(text), _CHINESE_UNITS)  # "five miles", "五英里"
+        text = with_digits(normalise(text), CHINESE_UNITS)  # "five miles", "五英里"
         found: dict[str, Any] = {}
         number = _NUMBER.search(text)
         asked = number is not None and _CONVERT.search(text[: number.start()]) is not None

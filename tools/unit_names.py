@@ -118,6 +118,10 @@ ALIASES: dict[str, str] = {
     "兆字节": "MB",
     "吉字节": "GB",
 }
+# The Chinese names, longest first ("摄氏度" before "摄氏"), and as a pattern: they stand
+# without spaces around them, so a reader looks for them by name.
+CHINESE_ALIASES = sorted((a for a in ALIASES if not a.isascii()), key=len, reverse=True)
+CHINESE_UNITS = "|".join(map(re.escape, CHINESE_ALIASES))
 
 
 MAX_UNIT_CHARS = 40

@@ -12,13 +12,12 @@ they are read from there.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from tools.number_words import CHINESE_PATTERN, ENGLISH_PATTERN
-from tools.unit_names import ALIASES
+from tools.unit_names import CHINESE_UNITS
 
 # (text, image ids, what the task already knows) -> the arguments found in the text.
 Extractor = Callable[[str, Sequence[str], dict[str, Any]], dict[str, Any]]
@@ -49,9 +48,6 @@ _COMMON_UNITS = (
 _UNIT_SYMBOLS = (
     r"(?:km|m|cm|mm|mi|ft|yd|in|kg|g|mg|lbs?|oz|l|ml|gal|mph|kph|km/h|m/s|kn|°[cf]|[cfk]|kwh|j"
     r"|kj|cal|kcal|b|kb|mb|gb|tb|s|min|h|hr)\b"
-)
-_CHINESE_UNITS = "|".join(
-    map(re.escape, sorted((a for a in ALIASES if not a.isascii()), key=len, reverse=True))
 )
 
 HINTS: dict[str, ToolHints] = {
@@ -215,21 +211,21 @@ HINTS: dict[str, ToolHints] = {
             # "calculate 5 miles": a quantity to work out is a conversion.
             r"\bcalculat\w*\s+-?\d+(?:\.\d+)?\s*" + _COMMON_UNITS,
             # A quantity alone ("5 miles", "5英里", "5 miles in"): the target unit is asked for.
-            r"^\W*-?\d+(?:[.,]\d+)?\s*(?:" + _COMMON_UNITS + "|" + _CHINESE_UNITS + r")\s*"
+            r"^\W*-?\d+(?:[.,]\d+)?\s*(?:" + _COMMON_UNITS + "|" + CHINESE_UNITS + r")\s*"
             r"(?:\b(?:in|to|into)\b)?\W*$",
         ),
         zh=(
             r"换算",
             # "5公里等于多少英里", "5 英里到底是多少公里", but not "3的平方根是多少": the
             # words after the number are a unit.
-            r"(?:\d|" + CHINESE_PATTERN + r")\s*(?:" + _CHINESE_UNITS + r")\s*(?:(?:到底|究竟)\s*)?"
+            r"(?:\d|" + CHINESE_PATTERN + r")\s*(?:" + CHINESE_UNITS + r")\s*(?:(?:到底|究竟)\s*)?"
             r"(?:等于|是|合|能换)多少",
             r"(?:摄氏|华氏)",
             r"单位转换",
             # "把3英里换成公里", "3英里转换成公里": a target unit after a conversion word.
             r"(?:换成|换算成|换算为|转换成|转换为|转成|转为|换为|折合成?)\s*"
-            r"(?:" + _CHINESE_UNITS + "|" + _COMMON_UNITS + ")",
-            r"算\D{0,6}\d+(?:\.\d+)?\s*(?:" + _CHINESE_UNITS + ")",
+            r"(?:" + CHINESE_UNITS + "|" + _COMMON_UNITS + ")",
+            r"算\D{0,6}\d+(?:\.\d+)?\s*(?:" + CHINESE_UNITS + ")",
         ),
     ),
     "world_clock": ToolHints(
