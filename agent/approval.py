@@ -75,9 +75,14 @@ def decision_text(decision: ApprovalDecision, language: str) -> str:
     return sentence(language, decision.action)
 
 
+def _said(text: str) -> str:
+    """A typed reply as the reply lists hold it: lower case, without trailing punctuation."""
+    return _TRAILING.sub("", text.strip().lower())
+
+
 def read_reply(text: str) -> ApprovalDecision | None:
     """A decision typed as the message, or None when the message is something else."""
-    words = _TRAILING.sub("", text.strip().lower())
+    words = _said(text)
     if words in _YES:
         return ApprovalDecision(action="approve")
     if words in _NO:
@@ -88,7 +93,7 @@ def read_reply(text: str) -> ApprovalDecision | None:
 
 
 def _unsure(text: str) -> bool:
-    said = _TRAILING.sub("", text.strip().lower())
+    said = _said(text)
     return said in _UNSURE or said.rstrip("?？") in _UNSURE
 
 
