@@ -112,7 +112,7 @@ _TO_TRIES = 4
 # A reply of one word, which reads as a try at naming a unit; the words that are no try.
 _WORD = re.compile(r"[A-Za-z]{2,24}")
 _TO_WORD_AT_END = re.compile(r"\b(?:to|into)\s+([A-Za-z]{2,24})[\s.!?]*$", re.IGNORECASE)
-_AFTER_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)?\s*([A-Za-z]{2,24})\b")
+_WORD_AFTER = re.compile(r"\s*([A-Za-z]{2,24})\b")
 _NOT_A_TRY = {"yes", "no", "ok", "okay", "sure", "hi", "hello", "hey", "thanks", "please", "what"}
 _NOT_A_TRY |= {"why", "how", "idk", "dunno", "help", "of", "the", "and", "or", "in", "at", "is"}
 _UNIT_WINDOW = 120
@@ -183,7 +183,8 @@ def _spelled_unit(text: str) -> str | None:
 def _unknown_word(text: str, known: dict[str, Any]) -> str:
     """The word a request gave for a unit it still lacks: "blargs" in "convert 5 blargs to
     km" or in "convert 5 km to blargs"; empty when there is none."""
-    if "from_unit" not in known and (after := _AFTER_NUMBER.search(text[:_UNIT_WINDOW])):
+    number = _NUMBER.search(text[:_UNIT_WINDOW]) if "from_unit" not in known else None
+    if number and (after := _WORD_AFTER.match(text, number.end(), _UNIT_WINDOW)):
         return after.group(1)
     if "to_unit" not in known and (target := _TO_WORD_AT_END.search(text[-_UNIT_WINDOW:])):
         return target.group(1)
