@@ -159,8 +159,7 @@ def build_demo(
             message: Any, state: Any, pressed: Any = None, request: gr.Request | None = None
         ) -> tuple:
             out = await take_typed(message, state, pressed, request)
-            runs = isinstance(out[1], dict) and "turn" in out[1]
-            return (*out, page.stop_square(True) if runs else gr.skip())
+            return (*out, page.stop_square(True) if page.starts_turn(out[1]) else gr.skip())
 
         take_example = {**take, "fn": take_shown, "inputs": [parts.example_box, state, presses]}
         take_example["outputs"] = [parts.example_box, taken, state, parts.saved, box]
@@ -204,14 +203,12 @@ def build_demo(
         # approval panel, the conversation saved in the browser (ui.conversations.panel).
         after = [download, box, *shown["outputs"]]
 
-        def ended(state: PageState | None) -> tuple:
-            return (*page.turn_ended(state), *approval_panel.refresh(state))
+        def with_panel(step: Callable[[PageState | None], tuple]) -> Callable[..., tuple]:
+            return lambda state: (*step(state), *approval_panel.refresh(state))
 
-        def stopped(state: PageState | None) -> tuple:
-            return (*page.stopped(state), *approval_panel.refresh(state))
-
+        ended = and_save(history, parts, state, with_panel(page.turn_ended), after)
         for event in running:
-            event.then(**and_save(history, parts, state, ended, after), queue=False, **quiet)
+            event.then(**ended, queue=False, **quiet)
         # Stop ends the turn through its state, not by cancelling the turn's event: a
         # cancelled event sends nothing more, so an update it had under way could land after
         # Stop's and leave the page saying "Working…". The turn ends at once and says stopped.
@@ -224,7 +221,8 @@ def build_demo(
                 queue=False,
                 **quiet,
             )
-            stopping.then(**and_save(history, parts, state, stopped, after), queue=False, **quiet)
+            stopped = and_save(history, parts, state, with_panel(page.stopped), after)
+            stopping.then(**stopped, queue=False, **quiet)
         unqueued = {"queue": False, **quiet}
         for name, component in settings.items():
             changed = component.change(

@@ -306,6 +306,12 @@ class PageHandlers(TurnRunner):
         gr.Info(t(key, language), duration=WAIT_TOAST_SECONDS)
 
     @staticmethod
+    def starts_turn(taken: Any) -> bool:
+        """Whether a message `take_message` took starts a turn (neither held back nor refused):
+        it carries the number its turn will have."""
+        return isinstance(taken, dict) and "turn" in taken
+
+    @staticmethod
     def stop_square(shown: bool, **update: Any) -> Any:
         """The input's stop square: shown while a turn runs, hidden otherwise."""
         return gr.MultimodalTextbox(stop_btn=shown, **update)

@@ -186,7 +186,7 @@ class History:
             box, message_taken, state = await take(message, state, pressed, request)
             kept = self.kept(state)
             # Held back (a turn runs) or refused, the message carries no turn number.
-            if not isinstance(message_taken, dict) or "turn" not in message_taken:
+            if not self.page.starts_turn(message_taken):
                 return box, message_taken, state, kept.patch([{"op": "untaken"}])
             state.messages_taken += 1
             text = str(message_taken.get("text") or "")
