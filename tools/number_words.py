@@ -15,7 +15,8 @@ _TENS = {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "ei
 ENGLISH = {word: n for n, word in enumerate(_ONES)} | _TENS | {"ninety": 90, "hundred": 100}
 # A spelled number, for patterns that look for an amount.
 ENGLISH_PATTERN = r"\b(?:" + "|".join(sorted(ENGLISH, key=len, reverse=True)) + r")\b"
-CHINESE_PATTERN = r"[零一二两三四五六七八九十]{1,3}"
+_CHINESE_CHARS = "[零一二两三四五六七八九十]"
+CHINESE_PATTERN = _CHINESE_CHARS + "{1,3}"
 
 _DIGITS = dict(zip("零一二三四五六七八九", range(10), strict=True)) | {"两": 2}
 # Before a word ("five miles", not "five."), with the ones after the tens ("twenty-five").
@@ -54,7 +55,7 @@ def with_digits(text: str, chinese_units: str) -> str:
         return match.group(0) if value is None else str(value)
 
     return re.sub(
-        rf"(?<![\d零一二两三四五六七八九十])({CHINESE_PATTERN})(?=\s*(?:{chinese_units}))",
+        rf"(?<!\d)(?<!{_CHINESE_CHARS})({CHINESE_PATTERN})(?=\s*(?:{chinese_units}))",
         chinese,
         text,
     )
